@@ -1,0 +1,1 @@
+{{ table_diff.row_diff(ranges=ref('orders_diff__ranges'), block_split=ref('orders_diff__block_split'), source=ref('orders__source'), target=ref('orders__target')) }}

@@ -1,0 +1,79 @@
+{#-
+  table_diff.block_hashes: the one full pass over each side. Per leaf and side: row count, distinct
+  keys (so duplicate keys are found even where both sides agree), rows with a NULL key component,
+  and the overflow-safe sums of both 64-bit row hashes (high and low 32 bits summed separately:
+  exact up to 2^31 rows per leaf, under ANSI on or off). Coarser block signatures are sums of these,
+  so the split step needs no further scan.
+-#}
+{% macro block_hashes(ranges, source, target) %}
+  {% do table_diff._require_relation('block_hashes', 'ranges', ranges) %}
+  {% do table_diff._require_relation('block_hashes', 'source', source) %}
+  {% do table_diff._require_relation('block_hashes', 'target', target) %}
+  {{ return(adapter.dispatch('block_hashes', 'table_diff')(ranges, source, target)) }}
+{% endmacro %}
+
+
+{% macro default__block_hashes(ranges, source, target) %}
+  {% if execute %}
+    {{ exceptions.raise_compiler_error("table_diff.block_hashes: not implemented for adapter '" ~ adapter.type()
+        ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
+  {% endif %}
+{% endmacro %}
+
+
+{% macro spark__block_hashes(ranges, source, target) %}
+  {% if not execute %}
+    {{ return("select 'source' as side, 0 as leaf_id") }}
+  {% endif %}
+  {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
+  {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
+  with
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }}
+  select * from source_blocks
+  union all
+  select * from target_blocks
+{% endmacro %}
+
+
+{% macro _block_hashes_ctes(spec, source, target, ranges, leaf_count) %}
+  {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures). -#}
+  {%- set steps = table_diff._search_steps(leaf_count) if spec['strategy'] == 'range' else 0 -%}
+  td_bounds as (
+    {{ table_diff._padded_bounds_sql(spec, ranges, steps) }}
+  ),
+  {% for side, relation in [('source', source), ('target', target)] %}
+  {%- set leaf = table_diff._leaf_expr(spec, '__td_k', '__td_bounds', leaf_count, steps) %}
+  {{ side }}_leafed as (
+    select
+      r.*,
+      {%- for p in leaf['prelude'] %}
+      {{ p }},
+      {%- endfor %}
+      {{ leaf['expr'] }} as __td_leaf,
+      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+      {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
+      {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+    from (
+      select *, {{ table_diff._key_expr(spec, side) }} as __td_k
+      from {{ relation }}
+      {{ table_diff._where(spec) }}
+    ) as r
+    cross join td_bounds
+  ),
+
+  {{ side }}_blocks as (
+    select
+      '{{ side }}' as side,
+      cast(__td_leaf as int) as leaf_id,
+      count(*) as n_rows,
+      count(distinct named_struct('k', __td_k)) as n_keys,
+      count_if({{ table_diff._null_key_expr(spec) }}) as n_null_key_rows,
+      sum(shiftright(__td_h1, 32)) as h1_hi,
+      sum(__td_h1 & 4294967295) as h1_lo,
+      sum(shiftright(__td_h2, 32)) as h2_hi,
+      sum(__td_h2 & 4294967295) as h2_lo
+    from {{ side }}_leafed
+    group by __td_leaf
+  ){{ ',' if loop.first }}
+  {% endfor %}
+{% endmacro %}

@@ -1,0 +1,54 @@
+{#-
+  Shared guards. Message shape (STYLE.md):
+  "table_diff.<macro>: invalid <arg> '<value>'. Expected ... ." then one sentence on how to fix it.
+  Private helpers: never dispatched, called by the public macros before any dispatch or scan.
+-#}
+
+{% macro _fail(macro_name, arg, value, expected, fix) %}
+  {{ exceptions.raise_compiler_error(
+      "table_diff." ~ macro_name ~ ": invalid " ~ arg ~ " '" ~ value ~ "'. Expected " ~ expected ~ ". " ~ fix
+  ) }}
+{% endmacro %}
+
+
+{% macro _require_relation(macro_name, arg, value) %}
+  {#- A dbt Relation (ref(), source(), this, api.Relation.create(...)). -#}
+  {% if value is none or value is string or value.identifier is not defined %}
+    {{ table_diff._fail(macro_name, arg, value, "a relation such as ref('orders') or source('replica', 'orders')",
+        "Pass the relation object itself, not a quoted name.") }}
+  {% endif %}
+{% endmacro %}
+
+
+{% macro _positive_int_or_none(macro_name, arg, value, minimum=1) %}
+  {% if value is none %}{{ return(none) }}{% endif %}
+  {% if value is string or value is boolean or value is not number or (value | int) != value or value < minimum %}
+    {{ table_diff._fail(macro_name, arg, value, "a whole number >= " ~ minimum,
+        "Set " ~ arg ~ " to a whole number of at least " ~ minimum ~ " or leave it out to use the default.") }}
+  {% endif %}
+  {{ return(value | int) }}
+{% endmacro %}
+
+
+{% macro _as_name_list(macro_name, arg, value, allow_empty=false) %}
+  {#- Accept 'a' or ['a', 'b']; return a list of non-empty strings. -#}
+  {% if value is none %}{{ return([]) }}{% endif %}
+  {% set items = [value] if value is string else value %}
+  {% if items is mapping or items is not iterable %}
+    {{ table_diff._fail(macro_name, arg, value, "a column name or a list of column names",
+        "Write it as " ~ arg ~ "='order_id' or " ~ arg ~ "=['order_id', 'region'].") }}
+  {% endif %}
+  {% set out = [] %}
+  {% for item in items %}
+    {% if item is not string or item | trim == '' %}
+      {{ table_diff._fail(macro_name, arg, value, "column names as non-empty strings",
+          "Remove the empty or non-text entry from " ~ arg ~ ".") }}
+    {% endif %}
+    {% do out.append(item | trim) %}
+  {% endfor %}
+  {% if not allow_empty and out | length == 0 %}
+    {{ table_diff._fail(macro_name, arg, value, "at least one column name",
+        "Name the column(s) that identify a row, e.g. " ~ arg ~ "=['order_id'].") }}
+  {% endif %}
+  {{ return(out) }}
+{% endmacro %}

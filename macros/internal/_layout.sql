@@ -1,0 +1,65 @@
+{#- Size estimate (never a count(*) over the table) and the block layout planned from it. -#}
+
+{% macro _estimate_rows(relation, spec, table_filter=none) %}
+  {#-
+    Rows of a relation from the optimizer's statistics (EXPLAIN COST): the catalog rowCount after
+    ANALYZE TABLE, else file bytes / an estimated row width. Only plans the layout: every count the
+    diff reports is exact, and a wrong estimate costs speed, never correctness.
+  -#}
+  {% set res = run_query("explain cost select * from " ~ relation) %}
+  {% set plan = res.rows[0][0] if res is not none and res.rows | length > 0 else '' %}
+  {% set re = modules.re %}
+  {% set rc = re.search('rowCount=([0-9.Ee+-]+)', plan) %}
+  {% if rc %}{{ return([(rc.group(1) | float) | int, 1] | max) }}{% endif %}
+  {% set m = re.search('sizeInBytes=([0-9.Ee+-]+)\\s*([KMGTPE]i)?B', plan) %}
+  {% if not m %}{{ return(none) }}{% endif %}
+  {% set units = {none: 1, 'Ki': 1024, 'Mi': 1024 ** 2, 'Gi': 1024 ** 3, 'Ti': 1024 ** 4, 'Pi': 1024 ** 5, 'Ei': 1024 ** 6} %}
+  {% set bytes = (m.group(1) | float) * units[m.group(2)] %}
+  {% set ns = namespace(width=0) %}
+  {% for c in spec['key'] + spec['columns'] %}{% set ns.width = ns.width + table_diff._type_width(c['type']) %}{% endfor %}
+  {#- Parquet stores a row in roughly half its in-memory width. -#}
+  {{ return([(bytes / [ns.width / 2, 4] | max) | int, 1] | max) }}
+{% endmacro %}
+
+
+{% macro _plan_layout(spec, estimated_rows) %}
+  {#-
+    Level-0 blocks (B0), split factor f and depth D give B0 * f^D leaves: the finest blocks whose
+    signatures the one hashing pass computes. The split step walks that tree (coarser signatures
+    are sums of finer ones) without reading the tables again.
+  -#}
+  {% set d = table_diff._diff_defaults() %}
+  {% set est = [estimated_rows or 1, 1] | max %}
+  {% set f = spec['split_factor'] %}
+  {% set wanted_leaves = [((est + spec['compare_unit_size'] - 1) // spec['compare_unit_size']) | int, 1] | max %}
+  {% if spec['block_count'] is not none %}
+    {% set b0 = spec['block_count'] %}
+  {% elif spec['block_size'] is not none %}
+    {% set b0 = [((est + spec['block_size'] - 1) // spec['block_size']) | int, 1] | max %}
+  {% else %}
+    {% set b0 = [d['default_block_count'], wanted_leaves] | min %}
+  {% endif %}
+  {% set b0 = [b0, d['max_leaves']] | min %}
+  {% set ns = namespace(depth=0) %}
+  {% for i in range(spec['max_depth']) %}
+    {% if b0 * f ** ns.depth < wanted_leaves and b0 * f ** (ns.depth + 1) <= d['max_leaves'] %}
+      {% set ns.depth = ns.depth + 1 %}
+    {% endif %}
+  {% endfor %}
+  {% set leaves = b0 * f ** ns.depth %}
+  {% set sample_rows = leaves * d['sample_keys_per_leaf'] %}
+  {% set fraction = [sample_rows / est, 1.0] | min %}
+  {{ return({'estimated_rows': est, 'block_count': b0, 'depth': ns.depth, 'leaf_count': leaves,
+             'leaves_per_block': f ** ns.depth, 'sample_fraction': fraction if fraction < 0.5 else 1.0}) }}
+{% endmacro %}
+
+
+{% macro _sql_string(value) %}
+  {#- A Spark SQL string literal (backslash escapes are on by default). -#}
+  {{ return("'" ~ (value | string | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") }}
+{% endmacro %}
+
+
+{% macro _where(spec) %}
+  {{ return(('where (' ~ spec['table_filter'] ~ ')') if spec['table_filter'] else '') }}
+{% endmacro %}

@@ -1,0 +1,208 @@
+{#-
+  The diff spec: every option of a pair resolved and validated once, serialised as JSON into the
+  ranges table so that downstream models (block hashes, split, row diff, summary) use exactly the
+  options the pair was defined with. HASH_SPEC_VERSION changes whenever the fingerprint changes.
+-#}
+
+{% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
+
+{% macro _diff_defaults() %}
+  {{ return({'strategy': 'range', 'split_factor': 8, 'compare_unit_size': 10000, 'max_depth': 4,
+             'max_diff_rows': 100000, 'max_leaves': 16384, 'default_block_count': 64,
+             'sample_keys_per_leaf': 32}) }}
+{% endmacro %}
+
+
+{% macro _check_options(macro_name, primary_key, columns, exclude_columns, table_filter, strategy,
+                        block_count, block_size, split_factor, compare_unit_size, max_depth,
+                        max_diff_rows, normalize) %}
+  {#- Argument checks that need no warehouse: run at parse and compile time alike. -#}
+  {% set d = table_diff._diff_defaults() %}
+  {% set key = table_diff._as_name_list(macro_name, 'primary_key', primary_key) %}
+  {% set cols = table_diff._as_name_list(macro_name, 'columns', columns, allow_empty=true) %}
+  {% set excl = table_diff._as_name_list(macro_name, 'exclude_columns', exclude_columns, allow_empty=true) %}
+  {% if cols | length > 0 and excl | length > 0 %}
+    {{ table_diff._fail(macro_name, 'columns', cols | join(', '), "either columns or exclude_columns, not both",
+        "Keep columns (the list to compare) or exclude_columns (compare all but these), and remove the other.") }}
+  {% endif %}
+  {% if table_filter is not none and (table_filter is not string or table_filter | trim == '') %}
+    {{ table_diff._fail(macro_name, 'table_filter', table_filter, "a SQL boolean expression as a string",
+        "Write it as table_filter=\"status != 'test'\", or leave it out.") }}
+  {% endif %}
+  {% set strategy = strategy if strategy is not none else d['strategy'] %}
+  {% if strategy not in ['range', 'hash'] %}
+    {{ table_diff._fail(macro_name, 'strategy', strategy, "'range' or 'hash'",
+        "Use 'range' for keys with a useful order (the default), 'hash' otherwise.") }}
+  {% endif %}
+  {% if block_count is not none and block_size is not none %}
+    {{ table_diff._fail(macro_name, 'block_count', block_count, "either block_count or block_size, not both",
+        "Remove one of them.") }}
+  {% endif %}
+  {% set opts = {
+      'key': key, 'columns': cols, 'exclude_columns': excl,
+      'table_filter': (table_filter | trim) if table_filter is not none else none,
+      'strategy': strategy,
+      'block_count': table_diff._positive_int_or_none(macro_name, 'block_count', block_count),
+      'block_size': table_diff._positive_int_or_none(macro_name, 'block_size', block_size),
+      'split_factor': table_diff._positive_int_or_none(macro_name, 'split_factor', split_factor, 2) or d['split_factor'],
+      'compare_unit_size': table_diff._positive_int_or_none(macro_name, 'compare_unit_size', compare_unit_size) or d['compare_unit_size'],
+      'max_depth': d['max_depth'] if max_depth is none else table_diff._positive_int_or_none(macro_name, 'max_depth', max_depth, 0),
+      'max_diff_rows': table_diff._positive_int_or_none(macro_name, 'max_diff_rows', max_diff_rows) or d['max_diff_rows'],
+      'normalize': normalize if normalize is not none else {},
+  } %}
+  {% if opts['normalize'] is not mapping %}
+    {{ table_diff._fail(macro_name, 'normalize', normalize, "a mapping of column name to rules",
+        "Write it as normalize={'amount': {'round': 2}, 'name': {'trim': true, 'lower': true}}.") }}
+  {% endif %}
+  {% for col_name, rules in opts['normalize'].items() %}
+    {% if rules is not mapping %}
+      {{ table_diff._fail(macro_name, 'normalize', col_name ~ ': ' ~ rules, "rules as a mapping such as {'round': 2}",
+          "Supported rules: round (digits), truncate (millisecond|second|minute|hour|day), trim (true), lower (true).") }}
+    {% endif %}
+    {% for rule, arg in rules.items() %}
+      {% if rule not in ['round', 'truncate', 'trim', 'lower'] %}
+        {{ table_diff._fail(macro_name, 'normalize', col_name ~ '.' ~ rule, "one of round, truncate, trim, lower",
+            "Remove the unknown rule '" ~ rule ~ "' from column " ~ col_name ~ ".") }}
+      {% elif rule == 'round' and (arg is not number or arg is boolean or (arg | int) != arg or arg < 0 or arg > 38) %}
+        {{ table_diff._fail(macro_name, 'normalize', col_name ~ '.round=' ~ arg, "a whole number of digits from 0 to 38",
+            "Write it as {'round': 2}.") }}
+      {% elif rule == 'truncate' and arg not in ['millisecond', 'second', 'minute', 'hour', 'day'] %}
+        {{ table_diff._fail(macro_name, 'normalize', col_name ~ '.truncate=' ~ arg, "millisecond, second, minute, hour or day",
+            "Write it as {'truncate': 'second'}.") }}
+      {% elif rule in ['trim', 'lower'] and arg is not boolean %}
+        {{ table_diff._fail(macro_name, 'normalize', col_name ~ '.' ~ rule ~ '=' ~ arg, "true or false",
+            "Write it as {'" ~ rule ~ "': true}.") }}
+      {% endif %}
+    {% endfor %}
+  {% endfor %}
+  {{ return(opts) }}
+{% endmacro %}
+
+
+{% macro _find_column(columns, name) %}
+  {% for c in columns %}
+    {% if c.name | lower == name | lower %}{{ return(c) }}{% endif %}
+  {% endfor %}
+  {{ return(none) }}
+{% endmacro %}
+
+
+{% macro _resolve_spec(macro_name, source, target, opts) %}
+  {#- Warehouse checks (only under execute): columns exist on both sides, types comparable. -#}
+  {% set src_cols = adapter.get_columns_in_relation(source) %}
+  {% set tgt_cols = adapter.get_columns_in_relation(target) %}
+  {% if src_cols | length == 0 %}
+    {{ table_diff._fail(macro_name, 'source', source, "an existing table or view with columns",
+        "Build or create " ~ source ~ " first (dbt build --select +<model>), or fix the ref()/source().") }}
+  {% endif %}
+  {% if tgt_cols | length == 0 %}
+    {{ table_diff._fail(macro_name, 'target', target, "an existing table or view with columns",
+        "Build or create " ~ target ~ " first, or fix the ref()/source() passed as target/compare_to.") }}
+  {% endif %}
+
+  {% set key_names = [] %}
+  {% set key = [] %}
+  {% for k in opts['key'] %}
+    {% set s = table_diff._find_column(src_cols, k) %}
+    {% set t = table_diff._find_column(tgt_cols, k) %}
+    {% if s is none or t is none %}
+      {{ table_diff._fail(macro_name, 'primary_key', k, "a column present in both " ~ source ~ " and " ~ target,
+          "Column '" ~ k ~ "' is missing from " ~ (source if s is none else target) ~ "; fix the name or add the column.") }}
+    {% endif %}
+    {% set common = table_diff._common_type(s.dtype, t.dtype) %}
+    {% if common is none %}
+      {{ table_diff._fail(macro_name, 'primary_key', k, "key types that can be compared",
+          "'" ~ k ~ "' is " ~ s.dtype ~ " in " ~ source ~ " and " ~ t.dtype ~ " in " ~ target
+          ~ "; cast one side in a view so both have the same type.") }}
+    {% endif %}
+    {% if k | lower in key_names %}
+      {{ table_diff._fail(macro_name, 'primary_key', k, "each key column once", "Remove the repeated column.") }}
+    {% endif %}
+    {% do key_names.append(k | lower) %}
+    {% do key.append({'name': s.name, 'type': common, 'source_type': s.dtype, 'target_type': t.dtype}) %}
+  {% endfor %}
+
+  {% for n in opts['columns'] + opts['exclude_columns'] + (opts['normalize'].keys() | list) %}
+    {% set arg = 'columns' if n in opts['columns'] else ('exclude_columns' if n in opts['exclude_columns'] else 'normalize') %}
+    {% set s = table_diff._find_column(src_cols, n) %}
+    {% set t = table_diff._find_column(tgt_cols, n) %}
+    {% if (arg != 'exclude_columns' and (s is none or t is none)) or (arg == 'exclude_columns' and s is none and t is none) %}
+      {{ table_diff._fail(macro_name, arg, n, "a column of " ~ source ~ " and " ~ target,
+          "Column '" ~ n ~ "' is missing from " ~ (source if s is none else target) ~ "; fix the name or remove it from " ~ arg ~ ".") }}
+    {% endif %}
+    {% if arg == 'normalize' and n | lower in key_names %}
+      {{ table_diff._fail(macro_name, 'normalize', n, "a non-key column", "Keys are matched exactly; remove '" ~ n ~ "' from normalize.") }}
+    {% endif %}
+  {% endfor %}
+
+  {% set wanted = opts['columns'] | map('lower') | list %}
+  {% set excluded = opts['exclude_columns'] | map('lower') | list %}
+  {% set compared = [] %}
+  {% for s in src_cols %}
+    {% set lname = s.name | lower %}
+    {% if lname not in key_names and (wanted | length == 0 or lname in wanted) and lname not in excluded %}
+      {% set t = table_diff._find_column(tgt_cols, s.name) %}
+      {% if t is none %}
+        {{ table_diff._fail(macro_name, 'columns', s.name, "columns present on both sides",
+            "'" ~ s.name ~ "' exists in " ~ source ~ " but not in " ~ target ~ "; add it to exclude_columns or add it to the target.") }}
+      {% endif %}
+      {% if table_diff._type_family(s.dtype) == 'unsupported' or table_diff._type_family(t.dtype) == 'unsupported' %}
+        {{ table_diff._fail(macro_name, 'columns', s.name ~ ' ' ~ s.dtype ~ '/' ~ t.dtype,
+            "a supported type (numbers, decimals, strings, booleans, dates, timestamps, binary)",
+            "Add '" ~ s.name ~ "' to exclude_columns, or compare to_json(" ~ s.name ~ ") from a view.") }}
+      {% endif %}
+      {% set common = table_diff._common_type(s.dtype, t.dtype) %}
+      {% if common is none %}
+        {{ table_diff._fail(macro_name, 'columns', s.name, "types that can be compared",
+            "'" ~ s.name ~ "' is " ~ s.dtype ~ " in " ~ source ~ " and " ~ t.dtype ~ " in " ~ target
+            ~ "; cast one side in a view, or add it to exclude_columns.") }}
+      {% endif %}
+      {% set rules = {} %}
+      {% for n, r in opts['normalize'].items() %}{% if n | lower == lname %}{% do rules.update(r) %}{% endif %}{% endfor %}
+      {% set fam = table_diff._type_family(common) %}
+      {% for rule in rules %}
+        {% set ok = (rule == 'round' and fam in ['fractional', 'decimal'])
+                 or (rule == 'truncate' and fam in ['timestamp', 'timestamp_ntz'])
+                 or (rule in ['trim', 'lower'] and fam == 'string') %}
+        {% if not ok %}
+          {{ table_diff._fail(macro_name, 'normalize', s.name ~ '.' ~ rule, "round for floats/decimals, truncate for timestamps, trim/lower for strings",
+              "'" ~ s.name ~ "' is " ~ common ~ "; remove the " ~ rule ~ " rule for it.") }}
+        {% endif %}
+      {% endfor %}
+      {% do compared.append({'name': s.name, 'type': common, 'source_type': s.dtype, 'target_type': t.dtype, 'normalize': rules}) %}
+    {% endif %}
+  {% endfor %}
+  {% for k in key %}
+    {% if table_diff._type_family(k['type']) in ['fractional', 'unsupported'] %}
+      {{ table_diff._fail(macro_name, 'primary_key', k['name'] ~ ' ' ~ k['type'], "an exact key type (integers, decimals, strings, dates, timestamps)",
+          "Floating-point keys do not match reliably; cast the key to decimal or string in a view.") }}
+    {% endif %}
+  {% endfor %}
+
+  {% set spec = {
+      'hash_spec_version': table_diff._hash_spec_version(),
+      'source': source | string, 'target': target | string,
+      'key': key, 'columns': compared,
+      'table_filter': opts['table_filter'], 'strategy': opts['strategy'],
+      'block_count': opts['block_count'], 'block_size': opts['block_size'],
+      'split_factor': opts['split_factor'], 'compare_unit_size': opts['compare_unit_size'],
+      'max_depth': opts['max_depth'], 'max_diff_rows': opts['max_diff_rows'],
+  } %}
+  {{ return(spec) }}
+{% endmacro %}
+
+
+{% macro _spec_from_ranges(macro_name, ranges) %}
+  {#- Read the spec a ranges model stored (downstream models of a pair). Execute time only. -#}
+  {% set res = run_query("select spec from " ~ ranges ~ " limit 1") %}
+  {% if res is none or res.rows | length == 0 %}
+    {{ table_diff._fail(macro_name, 'ranges', ranges, "a table built by table_diff.key_ranges",
+        "Pass ref('<pair>__ranges') and build it first (dbt build --select +<this model>).") }}
+  {% endif %}
+  {% set spec = fromjson(res.rows[0][0]) %}
+  {% if spec['hash_spec_version'] != table_diff._hash_spec_version() %}
+    {{ table_diff._fail(macro_name, 'ranges', ranges, "ranges built by this table_diff version (hash spec v" ~ table_diff._hash_spec_version() ~ ")",
+        "Rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
+  {% endif %}
+  {{ return(spec) }}
+{% endmacro %}

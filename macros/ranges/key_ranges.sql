@@ -1,0 +1,84 @@
+{#-
+  table_diff.key_ranges: the first model of a diff pair. Resolves and validates every option (before
+  any scan), plans the block layout from a size estimate and, for strategy 'range', cuts a sample of
+  the larger side's keys into ntile leaves: leaf 0 is open below, the last leaf open above, bounds
+  half-open, so every row of either side belongs to exactly one leaf. One row per leaf; the resolved
+  spec travels with it (column `spec`, JSON) to every downstream model of the pair.
+-#}
+{% macro key_ranges(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
+                    strategy=none, block_count=none, block_size=none, split_factor=none,
+                    compare_unit_size=none, max_depth=none, max_diff_rows=none, normalize=none) %}
+  {% do table_diff._require_relation('key_ranges', 'source', source) %}
+  {% do table_diff._require_relation('key_ranges', 'target', target) %}
+  {% set opts = table_diff._check_options('key_ranges', primary_key, columns, exclude_columns, table_filter,
+      strategy, block_count, block_size, split_factor, compare_unit_size, max_depth, max_diff_rows, normalize) %}
+  {{ return(adapter.dispatch('key_ranges', 'table_diff')(source, target, opts)) }}
+{% endmacro %}
+
+
+{% macro default__key_ranges(source, target, opts) %}
+  {% if execute %}
+    {{ exceptions.raise_compiler_error("table_diff.key_ranges: not implemented for adapter '" ~ adapter.type()
+        ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
+  {% endif %}
+{% endmacro %}
+
+
+{% macro spark__key_ranges(source, target, opts) %}
+  {% if not execute %}
+    {{ return("select 0 as leaf_id, 0 as block_id, cast(null as string) as lower_bound, cast(null as string) as upper_bound, '' as spec") }}
+  {% endif %}
+  {% set spec = table_diff._resolve_spec('key_ranges', source, target, opts) %}
+  {% set src_rows = table_diff._estimate_rows(source, spec) %}
+  {% set tgt_rows = table_diff._estimate_rows(target, spec) %}
+  {% set larger = target if (tgt_rows or 0) > (src_rows or 0) else source %}
+  {% set larger_side = 'target' if (tgt_rows or 0) > (src_rows or 0) else 'source' %}
+  {% set layout = table_diff._plan_layout(spec, [src_rows or 1, tgt_rows or 1] | max) %}
+  {% do spec.update({'layout': layout}) %}
+  {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
+  {% set key_type = table_diff._key_type(spec) %}
+  {% if spec['strategy'] == 'hash' %}
+    select
+      leaf_id,
+      leaf_id div {{ layout['leaves_per_block'] }} as block_id,
+      cast(null as {{ key_type }}) as lower_bound,
+      cast(null as {{ key_type }}) as upper_bound,
+      {{ spec_sql }} as spec
+    from (select explode(sequence(0, {{ layout['leaf_count'] - 1 }})) as leaf_id) as leaves
+  {% else %}
+    with sampled as (
+      select {{ table_diff._key_expr(spec, larger_side) }} as k
+      from {{ larger }}
+      {%- if layout['sample_fraction'] < 1 %} tablesample ({{ '%.6f' | format(layout['sample_fraction'] * 100) }} percent){% endif %}
+      {{ table_diff._where(spec) }}
+    ),
+
+    tiles as (
+      select
+        k,
+        ntile({{ layout['leaf_count'] }}) over (order by k) as tile
+      from sampled
+      where k is not null
+    ),
+
+    bounds as (
+      select distinct tile_min as lower_bound
+      from (select min(k) as tile_min from tiles where tile > 1 group by tile) as tile_mins
+    ),
+
+    numbered as (
+      select cast(0 as int) as leaf_id, cast(null as {{ key_type }}) as lower_bound
+      union all
+      select cast(row_number() over (order by lower_bound) as int) as leaf_id, lower_bound
+      from bounds
+    )
+
+    select
+      leaf_id,
+      leaf_id div {{ layout['leaves_per_block'] }} as block_id,
+      lower_bound,
+      lead(lower_bound) over (order by leaf_id) as upper_bound,
+      {{ spec_sql }} as spec
+    from numbered
+  {% endif %}
+{% endmacro %}
