@@ -1,1 +1,7 @@
-{{ table_diff.key_ranges(source=ref('orders__source'), target=ref('orders__target'), primary_key=['order_id']) }}
+-- table_diff pair 'orders_diff', written by `table-diff scaffold pair`.
+-- Options of the pair live here; downstream models read them from this table.
+{{ table_diff.key_ranges(
+    source=ref('orders__source'),
+    target=ref('orders__target'),
+    primary_key=['order_id']
+) }}

@@ -1,3 +1,6 @@
+"""table_diff pair 'orders_diff': recursive split of mismatched blocks (written by `table-diff scaffold pair`)."""
+
+
 def model(dbt, session):
     dbt.config(materialized="table")
     from dbt_table_diff.split import block_split

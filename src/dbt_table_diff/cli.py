@@ -1,0 +1,121 @@
+"""``table-diff`` command line: ``scaffold pair`` and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from dbt_table_diff.scaffold import PairOptions, ScaffoldError, parse_normalize, write_pair
+
+
+def _split_list(values: list[str] | None) -> tuple[str, ...]:
+    out: list[str] = []
+    for v in values or []:
+        out.extend(part.strip() for part in v.split(",") if part.strip())
+    return tuple(out)
+
+
+def _add_scaffold(sub) -> None:
+    scaffold = sub.add_parser("scaffold", help="write the model files of a diff pipeline")
+    kinds = scaffold.add_subparsers(dest="kind", required=True)
+    pair = kinds.add_parser("pair", help="two-way diff of a source and a target relation")
+    pair.add_argument("name", help="model-name prefix, e.g. orders_replica")
+    pair.add_argument("--source", required=True, help="e.g. \"ref('orders')\"")
+    pair.add_argument("--target", required=True, help="e.g. \"source('replica', 'orders')\"")
+    pair.add_argument("--primary-key", action="append", required=True, help="repeat for composite keys")
+    pair.add_argument("--columns", action="append", help="compare only these (comma-separated or repeated)")
+    pair.add_argument("--exclude-columns", action="append", help="compare all but these")
+    pair.add_argument("--table-filter", help="raw SQL predicate applied to both sides")
+    pair.add_argument("--strategy", choices=["range", "hash"])
+    pair.add_argument("--block-count", type=int)
+    pair.add_argument("--block-size", type=int)
+    pair.add_argument("--split-factor", type=int)
+    pair.add_argument("--compare-unit-size", type=int)
+    pair.add_argument("--max-depth", type=int)
+    pair.add_argument("--max-diff-rows", type=int)
+    pair.add_argument("--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable")
+    pair.add_argument("--dir", default="models/table_diff", help="where to write (default models/table_diff)")
+    pair.add_argument("--force", action="store_true", help="overwrite existing files")
+
+
+def _scaffold_pair(args) -> int:
+    opts = PairOptions(
+        name=args.name,
+        source=args.source,
+        target=args.target,
+        primary_key=_split_list(args.primary_key),
+        columns=_split_list(args.columns),
+        exclude_columns=_split_list(args.exclude_columns),
+        table_filter=args.table_filter,
+        strategy=args.strategy,
+        block_count=args.block_count,
+        block_size=args.block_size,
+        split_factor=args.split_factor,
+        compare_unit_size=args.compare_unit_size,
+        max_depth=args.max_depth,
+        max_diff_rows=args.max_diff_rows,
+        normalize=parse_normalize(args.normalize),
+    )
+    for path in write_pair(opts, Path(args.dir), force=args.force):
+        print(f"wrote {path}")
+    print(f"next: dbt build --select +{args.name}__summary")
+    return 0
+
+
+def _find_demo_project(start: Path) -> Path:
+    for base in [start, *start.parents]:
+        candidate = base / "integration_tests"
+        if (candidate / "dbt_project.yml").exists() and (candidate / "profiles.yml").exists():
+            return candidate
+    raise SystemExit(
+        "table-diff demo: cannot find integration_tests/ (the demo project) from "
+        f"{start}. Run it from a clone of the table_diff repository, or pass --project-dir."
+    )
+
+
+def _demo(args) -> int:
+    from dbt_table_diff.report import print_summary
+
+    project = Path(args.project_dir).resolve() if args.project_dir else _find_demo_project(Path.cwd())
+    os.environ.setdefault("TABLE_DIFF_SPARK_HOME", str(project / ".spark" / "demo"))
+    from dbt.cli.main import dbtRunner
+
+    runner = dbtRunner()
+    common = ["--project-dir", str(project), "--profiles-dir", str(project)]
+    deps = runner.invoke(["deps", *common])
+    if not deps.success:
+        print("table-diff demo: `dbt deps` failed (see above).", file=sys.stderr)
+        return 1
+    build = runner.invoke(["build", "--select", f"+{args.pair}__summary", *common])
+    if not build.success:
+        print("table-diff demo: `dbt build` of the demo pair failed (see above).", file=sys.stderr)
+        return 1
+    relations = {r.node.name: r.node.relation_name for r in build.result.results if hasattr(r.node, "relation_name")}
+    from dbt_table_diff.session_submission import get_session
+
+    spark = get_session()
+    print_summary(spark, relations[f"{args.pair}__summary"], relations[f"{args.pair}__row_diff"])
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="table-diff", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_scaffold(sub)
+    demo = sub.add_parser("demo", help="build the demo pair on the embedded Spark and print its summary")
+    demo.add_argument("--project-dir", help="dbt project holding the demo pair (default: ./integration_tests)")
+    demo.add_argument("--pair", default="orders_diff", help="pair to build (default orders_diff)")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "scaffold":
+            return _scaffold_pair(args)
+        return _demo(args)
+    except ScaffoldError as exc:
+        print(f"table-diff scaffold: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
