@@ -76,14 +76,14 @@
     {{ return({'prelude': [], 'expr': "pmod(xxhash64('table_diff:leaf', " ~ key_sql ~ "), " ~ leaf_count ~ ")"}) }}
   {%- endif -%}
   {%- set prelude = [] -%}
-  {%- set prev = '0' -%}
+  {%- set ns = namespace(prev='0') -%}
   {%- for i in range(search_steps) -%}
     {%- set step = 2 ** (search_steps - 1 - i) -%}
-    {%- do prelude.append(prev ~ " + case when element_at(" ~ bounds_sql ~ ", " ~ prev ~ " + " ~ step ~ ") <= " ~ key_sql
+    {%- do prelude.append(ns.prev ~ " + case when element_at(" ~ bounds_sql ~ ", " ~ ns.prev ~ " + " ~ step ~ ") <= " ~ key_sql
         ~ " then " ~ step ~ " else 0 end as __td_p" ~ i) -%}
-    {%- set prev = '__td_p' ~ i -%}
+    {%- set ns.prev = '__td_p' ~ i -%}
   {%- endfor -%}
-  {{ return({'prelude': prelude, 'expr': 'least(' ~ prev ~ ', ' ~ leaf_count ~ ' - 1)'}) }}
+  {{ return({'prelude': prelude, 'expr': 'least(' ~ ns.prev ~ ', ' ~ leaf_count ~ ' - 1)'}) }}
 {% endmacro %}
 
 
