@@ -1,6 +1,17 @@
 {#- Size estimate (never a count(*) over the table) and the block layout planned from it. -#}
 
-{% macro _estimate_rows(relation, spec, table_filter=none) %}
+{% macro _plan_pair(spec, source, target) %}
+  {#- Size estimates of both sides (two EXPLAINs, no scan), the larger side, and the layout. -#}
+  {% set src_rows = table_diff._estimate_rows(source, spec) %}
+  {% set tgt_rows = table_diff._estimate_rows(target, spec) %}
+  {% set target_larger = (tgt_rows or 0) > (src_rows or 0) %}
+  {{ return({'larger': target if target_larger else source,
+             'larger_side': 'target' if target_larger else 'source',
+             'layout': table_diff._plan_layout(spec, [src_rows or 1, tgt_rows or 1] | max)}) }}
+{% endmacro %}
+
+
+{% macro _estimate_rows(relation, spec) %}
   {#-
     Rows of a relation from the optimizer's statistics (EXPLAIN COST): the catalog rowCount after
     ANALYZE TABLE, else file bytes / an estimated row width. Only plans the layout: every count the
@@ -61,5 +72,26 @@
 
 
 {% macro _where(spec) %}
-  {{ return(('where (' ~ spec['table_filter'] ~ ')') if spec['table_filter'] else '') }}
+  {#- Always after an aliased relation: with ANSI off Spark parses `from t where (a)` as an alias list. -#}
+  {#-
+    `where true and (...)`, never `where (...)` right after a table name: Spark parses
+    `from t where (flag)` as the alias `where` with column list (flag), so a one-identifier filter
+    errors, or on a one-column table is silently dropped.
+  -#}
+  {{ return(('where true and (' ~ spec['table_filter'] ~ ')') if spec['table_filter'] else '') }}
+{% endmacro %}
+
+
+{% macro _key_sample_sql(spec, relation, side, layout) %}
+  {#-
+    Keys of `relation` sampled by key hash, not TABLESAMPLE: the same rows every run, so ranges are
+    reproducible and a query can recompute identical bounds. Costs the same read of the key columns.
+  -#}
+  {%- set k = table_diff._key_expr(spec, side) -%}
+  select {{ k }} as k
+  from {{ relation }} as __td_rel
+  where true and ({{ spec['table_filter'] if spec['table_filter'] else 'true' }})
+  {%- if layout['sample_fraction'] < 1 %}
+    and pmod(xxhash64('table_diff:sample', {{ k }}), 1000000) < {{ [(layout['sample_fraction'] * 1000000) | round(0, 'ceil') | int, 1] | max }}
+  {%- endif %}
 {% endmacro %}

@@ -87,17 +87,17 @@
 {% endmacro %}
 
 
-{% macro _resolve_spec(macro_name, source, target, opts) %}
+{% macro _resolve_spec(macro_name, source, target, opts, source_arg='source', target_arg='target') %}
   {#- Warehouse checks (only under execute): columns exist on both sides, types comparable. -#}
   {% set src_cols = adapter.get_columns_in_relation(source) %}
   {% set tgt_cols = adapter.get_columns_in_relation(target) %}
   {% if src_cols | length == 0 %}
-    {{ table_diff._fail(macro_name, 'source', source, "an existing table or view with columns",
+    {{ table_diff._fail(macro_name, source_arg, source, "an existing table or view with columns",
         "Build or create " ~ source ~ " first (dbt build --select +<model>), or fix the ref()/source().") }}
   {% endif %}
   {% if tgt_cols | length == 0 %}
-    {{ table_diff._fail(macro_name, 'target', target, "an existing table or view with columns",
-        "Build or create " ~ target ~ " first, or fix the ref()/source() passed as target/compare_to.") }}
+    {{ table_diff._fail(macro_name, target_arg, target, "an existing table or view with columns",
+        "Build or create " ~ target ~ " first, or fix the ref()/source() passed as " ~ target_arg ~ ".") }}
   {% endif %}
 
   {% set key_names = [] %}

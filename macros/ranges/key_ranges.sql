@@ -29,11 +29,8 @@
     {{ return("select 0 as leaf_id, 0 as block_id, cast(null as string) as lower_bound, cast(null as string) as upper_bound, '' as spec") }}
   {% endif %}
   {% set spec = table_diff._resolve_spec('key_ranges', source, target, opts) %}
-  {% set src_rows = table_diff._estimate_rows(source, spec) %}
-  {% set tgt_rows = table_diff._estimate_rows(target, spec) %}
-  {% set larger = target if (tgt_rows or 0) > (src_rows or 0) else source %}
-  {% set larger_side = 'target' if (tgt_rows or 0) > (src_rows or 0) else 'source' %}
-  {% set layout = table_diff._plan_layout(spec, [src_rows or 1, tgt_rows or 1] | max) %}
+  {% set plan = table_diff._plan_pair(spec, source, target) %}
+  {% set larger, larger_side, layout = plan['larger'], plan['larger_side'], plan['layout'] %}
   {% do spec.update({'layout': layout}) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}
@@ -46,31 +43,8 @@
       {{ spec_sql }} as spec
     from (select explode(sequence(0, {{ layout['leaf_count'] - 1 }})) as leaf_id) as leaves
   {% else %}
-    with sampled as (
-      select {{ table_diff._key_expr(spec, larger_side) }} as k
-      from {{ larger }}
-      {%- if layout['sample_fraction'] < 1 %} tablesample ({{ '%.6f' | format(layout['sample_fraction'] * 100) }} percent){% endif %}
-      {{ table_diff._where(spec) }}
-    ),
-
-    tiles as (
-      select
-        k,
-        ntile({{ layout['leaf_count'] }}) over (order by k) as tile
-      from sampled
-      where k is not null
-    ),
-
-    bounds as (
-      select distinct tile_min as lower_bound
-      from (select min(k) as tile_min from tiles where tile > 1 group by tile) as tile_mins
-    ),
-
-    numbered as (
-      select cast(0 as int) as leaf_id, cast(null as {{ key_type }}) as lower_bound
-      union all
-      select cast(row_number() over (order by lower_bound) as int) as leaf_id, lower_bound
-      from bounds
+    with td_leaves as (
+      {{ table_diff._range_leaves_sql(spec, larger, larger_side, layout) }}
     )
 
     select
@@ -79,6 +53,28 @@
       lower_bound,
       lead(lower_bound) over (order by leaf_id) as upper_bound,
       {{ spec_sql }} as spec
-    from numbered
+    from td_leaves
   {% endif %}
+{% endmacro %}
+
+
+{% macro _range_leaves_sql(spec, larger, larger_side, layout) %}
+  {#- (leaf_id, lower_bound): leaf 0 open below; leaf i >= 1 starts at the i-th distinct tile minimum. -#}
+  {%- set key_type = table_diff._key_type(spec) -%}
+  select cast(0 as int) as leaf_id, cast(null as {{ key_type }}) as lower_bound
+  union all
+  select cast(row_number() over (order by lower_bound) as int) as leaf_id, lower_bound
+  from (
+    select distinct tile_min as lower_bound
+    from (
+      select min(k) as tile_min
+      from (
+        select k, ntile({{ layout['leaf_count'] }}) over (order by k) as tile
+        from ({{ table_diff._key_sample_sql(spec, larger, larger_side, layout) }}) as sampled
+        where k is not null
+      ) as tiles
+      where tile > 1
+      group by tile
+    ) as tile_mins
+  ) as bounds
 {% endmacro %}

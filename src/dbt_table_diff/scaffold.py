@@ -143,7 +143,12 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
-    header = f"-- table_diff pair '{n}', written by `table-diff scaffold pair`.\n"
+    # Tables, whatever the project's default: downstream models read ranges and units by value, and
+    # a view would re-run the sample and the scans on every read.
+    header = (
+        f"-- table_diff pair '{n}', written by `table-diff scaffold pair`.\n"
+        "{{ config(materialized='table') }}\n"
+    )
     files = {
         f"{n}__ranges.sql": header
         + "-- Options of the pair live here; downstream models read them from this table.\n"

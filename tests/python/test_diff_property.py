@@ -285,3 +285,63 @@ def test_recursion_really_splits(diff_project, dbt_project_factory):
     summary = spark.table(diff_project.relation("rec__summary")).first()
     assert (summary["rows_source"], summary["rows_target"]) == (300, 300)
     assert summary["blocks_mismatched"] == 1 and summary["units_mismatched"] >= 3
+
+
+@pytest.mark.parametrize("ansi", [True], ids=["ansi_on"])
+def test_fingerprint_sums_survive_64_bit_overflow(diff_project, monkeypatch, ansi):
+    """4000 rows in ONE leaf: a plain sum of 64-bit row hashes overflows (and throws under ANSI);
+    the 32-bit split sums are exact, equal to Python's big-integer sum of the same hashes, and a
+    single changed row is still found."""
+    from pyspark.sql import functions as F
+
+    _force_ansi(monkeypatch, ansi)
+    spark = diff_project.spark
+    schema = diff_project.schema
+    for name, changed in (("ovf_source", "v"), ("ovf_target", "if(id = 2999, 'x', v)")):
+        spark.sql(f"drop table if exists `{schema}`.{name}")
+        spark.sql(
+            f"create table `{schema}`.{name} using parquet as select id, {changed} as v "
+            "from (select id, concat('value-', id) as v from range(4000))"
+        )
+    pairs_dir = diff_project.root / "models" / "pairs"
+    shutil.rmtree(pairs_dir, ignore_errors=True)
+    write_pair(
+        PairOptions(
+            name="ovf",
+            source="source('gen', 'ovf_source')",
+            target="source('gen', 'ovf_target')",
+            primary_key=("id",),
+            block_count=1,
+            max_depth=0,
+            compare_unit_size=100000,
+        ),
+        pairs_dir,
+    )
+    Path(pairs_dir / "_gen__sources.yml").write_text(
+        f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
+        "      - name: ovf_source\n      - name: ovf_target\n"
+    )
+    diff_project.run("build", "--select", "pairs", "ansi_probe").assert_success()
+    assert diff_project.rows("ansi_probe") == [("true",)]
+
+    # Spec v1 fingerprint of a row with no NULLs: xxhash64(salt, mask=0, id, v).
+    fp = F.xxhash64(F.lit("table_diff:v1:a"), F.lit(0).cast("bigint"), F.col("id"), F.col("v"))
+    hashes = [r[0] for r in spark.table(f"`{schema}`.ovf_source").select(fp).collect()]
+    exact = sum(hashes)
+    running, overflowed = 0, False
+    for h in hashes:
+        running += h
+        overflowed |= not (-(2**63) <= running < 2**63)
+    assert overflowed, "test data must push a naive 64-bit running sum out of range"
+
+    leaf = (
+        spark.table(diff_project.relation("ovf__block_hashes"))
+        .where("side = 'source'")
+        .collect()
+    )
+    assert len(leaf) == 1 and leaf[0]["n_rows"] == 4000
+    assert leaf[0]["h1_hi"] * 2**32 + leaf[0]["h1_lo"] == exact
+    diff = spark.table(diff_project.relation("ovf__row_diff")).collect()
+    assert [(r["id"], r["diff_type"], list(r["changed_columns"])) for r in diff] == [
+        (2999, "modified", ["v"])
+    ]

@@ -1,4 +1,5 @@
 -- table_diff pair 'orders_diff', written by `table-diff scaffold pair`.
+{{ config(materialized='table') }}
 {{ table_diff.diff_summary(
     ranges=ref('orders_diff__ranges'),
     block_hashes=ref('orders_diff__block_hashes'),

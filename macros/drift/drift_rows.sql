@@ -1,0 +1,101 @@
+{#-
+  table_diff.drift_rows: the differing rows of two relations in the shape of a pair's row diff,
+  computed without a pipeline (the engine behind the `no_drift` generic test).
+  1. One query computes every leaf's signature on both sides (one pass over each table) and
+     returns the mismatched leaves. Identical tables stop here: the returned SQL reads nothing.
+  2. Otherwise the rows of the mismatched leaves only are fetched and joined, cached once in a
+     temporary view, counted per diff_type for the log line, and returned as `select * from` it.
+-#}
+{% macro drift_rows(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
+                    strategy='hash', block_count=none, block_size=none, normalize=none,
+                    max_diff_rows=none, arg_names=none) %}
+  {% set names = {'macro': 'drift_rows', 'source': 'source', 'target': 'target'} %}
+  {% do names.update(arg_names or {}) %}
+  {% do table_diff._require_relation(names['macro'], names['source'], source) %}
+  {% do table_diff._require_relation(names['macro'], names['target'], target) %}
+  {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,
+      strategy, block_count, block_size, none, none, none, max_diff_rows, normalize) %}
+  {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names)) }}
+{% endmacro %}
+
+
+{% macro default__drift_rows(source, target, opts, names) %}
+  {% if execute %}
+    {{ exceptions.raise_compiler_error("table_diff." ~ names['macro'] ~ ": not implemented for adapter '" ~ adapter.type()
+        ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
+  {% endif %}
+{% endmacro %}
+
+
+{% macro spark__drift_rows(source, target, opts, names) %}
+  {% if not execute %}
+    {{ return("select cast(null as string) as diff_type where false") }}
+  {% endif %}
+  {% set spec = table_diff._resolve_spec(names['macro'], source, target, opts, names['source'], names['target']) %}
+  {% set plan = table_diff._plan_pair(spec, source, target) %}
+  {% set layout = plan['layout'] %}
+  {% set leaf_count = layout['leaf_count'] %}
+  {% set ranges_cte %}
+    {%- if spec['strategy'] == 'range' -%}
+    td_ranges as (
+      {{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}
+    ),
+    {%- endif -%}
+  {% endset %}
+  {% set signatures_sql %}
+    with {{ ranges_cte }}
+    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
+    td_cmp as (
+      select
+        coalesce(s.leaf_id, t.leaf_id) as leaf_id,
+        coalesce(s.n_rows, 0) as source_rows,
+        coalesce(t.n_rows, 0) as target_rows,
+        coalesce(
+          s.leaf_id is null or t.leaf_id is null
+          or s.n_rows != t.n_rows or s.h1_hi != t.h1_hi or s.h1_lo != t.h1_lo
+          or s.h2_hi != t.h2_hi or s.h2_lo != t.h2_lo
+          or s.n_keys < s.n_rows or t.n_keys < t.n_rows,
+          false
+        ) as differs
+      from source_blocks as s
+      full outer join target_blocks as t on s.leaf_id = t.leaf_id
+    )
+    select
+      coalesce(sum(source_rows), 0) as source_rows,
+      coalesce(sum(target_rows), 0) as target_rows,
+      count_if(differs) as leaves_differing,
+      coalesce(array_join(collect_list(if(differs, cast(leaf_id as string), null)), ','), '') as leaf_ids
+    from td_cmp
+  {% endset %}
+  {% set sig = run_query(signatures_sql).rows[0] %}
+  {% set label = source ~ " vs " ~ target %}
+  {% if (sig[2] | int) == 0 %}
+    {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ sig[0] ~ " rows each side, "
+        ~ leaf_count ~ " blocks compared).", info=true) %}
+    {{ return(table_diff._row_diff_select(spec, none)) }}
+  {% endif %}
+
+  {% set rows_sql %}
+    with {{ ranges_cte }}
+    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
+    td_leaves as (
+      select explode(array({{ sig[3] }})) as leaf_id
+    ),
+    {{ table_diff._row_diff_ctes(spec, 'td_leaves') }}
+    {{ table_diff._row_diff_select(spec, 'td_diff') }}
+  {% endset %}
+  {% set view = 'td_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
+  {% do run_query("cache table " ~ view ~ " as " ~ rows_sql) %}
+  {% set counts = {'added': 0, 'deleted': 0, 'modified': 0, 'duplicate_key': 0} %}
+  {% for row in run_query("select diff_type, count(*) from " ~ view ~ " group by diff_type").rows %}
+    {% do counts.update({row[0]: row[1] | int}) %}
+  {% endfor %}
+  {% set total = counts.values() | sum %}
+  {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ " DIFFER: "
+      ~ counts['added'] ~ " added, " ~ counts['deleted'] ~ " deleted, " ~ counts['modified'] ~ " modified, "
+      ~ counts['duplicate_key'] ~ " duplicate-key rows"
+      ~ (" (stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ": there may be more)" if total >= spec['max_diff_rows'] else "")
+      ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ sig[2] ~ " of " ~ leaf_count ~ " blocks differ."
+      ~ " The failing rows carry diff_type and changed_columns; `dbt test --store-failures` keeps them in a table.", info=true) %}
+  select * from {{ view }}
+{% endmacro %}

@@ -1,0 +1,5 @@
+{#- Fails (one row) when the row counts of `model` and `compare_to` differ by more than the tolerance. -#}
+{% test row_count_matches(model, compare_to, table_filter=none, tolerance=0, tolerance_pct=none) %}
+  {{ table_diff.row_count_difference(model, compare_to, table_filter=table_filter, tolerance=tolerance,
+      tolerance_pct=tolerance_pct) }}
+{% endtest %}

@@ -1,0 +1,202 @@
+"""The generic tests: no_drift, row_count_matches, schema_matches, run by `dbt test` in-process."""
+
+from __future__ import annotations
+
+import pytest
+
+BASE = """
+select * from values
+  (1, 'Ada', cast(10.50 as decimal(10,2)), 'new'),
+  (2, 'Grace', cast(20.00 as decimal(10,2)), null),
+  (3, 'Linus', null, 'shipped'),
+  (4, 'Ken', cast(4.00 as decimal(10,2)), 'shipped'),
+  (5, 'Barbara', cast(5.50 as decimal(10,2)), 'new')
+  as t(order_id, customer, amount, status)
+"""
+
+COPIES = {
+    # name: (SQL over `base`, expected failing rows by diff_type)
+    "same": ("select * from {{ ref('base') }}", {}),
+    "added": ("select * from {{ ref('base') }} union all select 6, 'Tony', 1.00, 'new'", {"added": 1}),
+    "deleted": ("select * from {{ ref('base') }} where order_id not in (2, 4)", {"deleted": 2}),
+    "modified": (
+        "select order_id, customer, if(order_id = 3, cast(3.00 as decimal(10,2)), amount) as amount, "
+        "if(order_id = 1, 'paid', status) as status from {{ ref('base') }}",
+        {"modified": 2},
+    ),
+    "duplicated": (
+        "select * from {{ ref('base') }} union all select * from {{ ref('base') }} where order_id = 5",
+        {"duplicate_key": 3},
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def drift_project(dbt_project_factory):
+    files = {"models/base.sql": BASE}
+    for name, (sql, _) in COPIES.items():
+        files[f"models/copy_{name}.sql"] = sql
+    files["models/copy_renamed.sql"] = (
+        "select order_id as id, customer, amount, status from {{ ref('base') }}"
+    )
+    files["models/copy_retyped.sql"] = (
+        "select order_id, customer, cast(amount as string) as amount, status from {{ ref('base') }}"
+    )
+    tests = []
+    for name, (_sql, expected) in COPIES.items():
+        tests.append(
+            f"""      - table_diff.no_drift:
+          name: drift_{name}
+          arguments:
+            compare_to: ref('copy_{name}')
+            primary_key: [order_id]"""
+        )
+    tests.append(
+        """      - table_diff.no_drift:
+          name: drift_modified_range
+          arguments:
+            compare_to: ref('copy_modified')
+            primary_key: order_id
+            strategy: range
+            block_count: 2"""
+    )
+    tests.append(
+        """      - table_diff.no_drift:
+          name: drift_modified_status_excluded
+          arguments:
+            compare_to: ref('copy_modified')
+            primary_key: order_id
+            exclude_columns: [status, amount]"""
+    )
+    tests.append(
+        """      - table_diff.no_drift:
+          name: drift_threshold
+          arguments:
+            compare_to: ref('copy_deleted')
+            primary_key: order_id
+          config:
+            warn_if: ">0"
+            error_if: ">5\""""
+    )
+    tests.append(
+        """      - table_diff.no_drift:
+          name: drift_filtered
+          arguments:
+            compare_to: ref('copy_deleted')
+            primary_key: order_id
+            table_filter: "order_id not in (2, 4)\""""
+    )
+    tests.append(
+        """      - table_diff.row_count_matches:
+          name: count_same
+          arguments:
+            compare_to: ref('copy_modified')
+      - table_diff.row_count_matches:
+          name: count_deleted
+          arguments:
+            compare_to: ref('copy_deleted')
+      - table_diff.row_count_matches:
+          name: count_deleted_tolerated
+          arguments:
+            compare_to: ref('copy_deleted')
+            tolerance: 2
+      - table_diff.schema_matches:
+          name: schema_same
+          arguments:
+            compare_to: ref('copy_modified')
+      - table_diff.schema_matches:
+          name: schema_renamed
+          arguments:
+            compare_to: ref('copy_renamed')
+      - table_diff.schema_matches:
+          name: schema_retyped
+          arguments:
+            compare_to: ref('copy_retyped')"""
+    )
+    files["models/schema.yml"] = "version: 2\nmodels:\n  - name: base\n    data_tests:\n" + "\n".join(tests) + "\n"
+    project = dbt_project_factory(
+        "drift_tests", files=files, packages=True, project_config={"models": {"+materialized": "table"}}
+    )
+    project.run("run").assert_success()
+    return project
+
+
+@pytest.fixture(scope="module")
+def test_run(drift_project):
+    return drift_project.run("test", "--store-failures")
+
+
+def test_identical_copy_passes(test_run):
+    assert test_run.status("drift_same") == "pass", test_run.describe()
+    assert "drift_same" in test_run.describe()
+
+
+@pytest.mark.parametrize("name", ["added", "deleted", "modified", "duplicated"])
+def test_each_kind_of_drift_fails_with_counts(test_run, drift_project, name):
+    expected = COPIES[name][1]
+    status = test_run.status(f"drift_{name}")
+    assert status == "fail", test_run.describe()
+    assert test_run.node(f"drift_{name}").failures == sum(expected.values())
+    # the log line an on-call engineer reads
+    words = {"added": "added", "deleted": "deleted", "modified": "modified", "duplicate_key": "duplicate-key rows"}
+    line = next(m for m in test_run.messages if f"copy_{name}" in m and "DIFFER" in m)
+    for kind, n in expected.items():
+        assert f"{n} {words[kind]}" in line, line
+    # --store-failures keeps the differing rows, with diff_type and changed_columns
+    audit = test_run.node(f"drift_{name}").node.relation_name
+    stored = drift_project.spark.table(audit).collect()
+    kinds = {}
+    for row in stored:
+        kinds[row["diff_type"]] = kinds.get(row["diff_type"], 0) + 1
+    assert kinds == expected
+    if name == "modified":
+        changed = {r["order_id"]: list(r["changed_columns"]) for r in stored}
+        assert changed == {1: ["status"], 3: ["amount"]}
+
+
+def test_range_strategy_and_column_selection(test_run):
+    assert test_run.status("drift_modified_range") == "fail"
+    assert test_run.node("drift_modified_range").failures == 2
+    assert test_run.status("drift_modified_status_excluded") == "pass"
+    assert test_run.status("drift_filtered") == "pass"
+
+
+def test_thresholds_go_through_warn_if_error_if(test_run):
+    assert test_run.status("drift_threshold") == "warn"
+    assert test_run.node("drift_threshold").failures == 2
+
+
+def test_row_count_and_schema_tests(test_run):
+    assert test_run.status("count_same") == "pass"
+    assert test_run.status("count_deleted") == "fail"
+    assert test_run.status("count_deleted_tolerated") == "pass"
+    assert test_run.status("schema_same") == "pass"
+    assert test_run.status("schema_renamed") == "fail"
+    assert test_run.node("schema_renamed").failures == 2  # order_id missing there, id missing here
+    assert test_run.status("schema_retyped") == "fail"
+    assert test_run.node("schema_retyped").failures == 1
+
+
+def test_misconfiguration_fails_with_argument_value_and_fix(drift_project):
+    drift_project.write(
+        "models/bad.yml",
+        """
+        version: 2
+        models:
+          - name: copy_same
+            data_tests:
+              - table_diff.no_drift:
+                  name: drift_bad_key
+                  arguments:
+                    compare_to: ref('copy_renamed')
+                    primary_key: order_id
+        """,
+    )
+    try:
+        run = drift_project.run("test", "--select", "drift_bad_key")
+    finally:
+        drift_project.remove("models/bad.yml")
+    assert run.status("drift_bad_key") == "error", run.describe()
+    msg = run.message("drift_bad_key")
+    assert "table_diff.no_drift: invalid primary_key 'order_id'" in msg, msg
+    assert "missing from" in msg and "copy_renamed" in msg, msg
