@@ -39,7 +39,11 @@
   {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures). -#}
   {%- set steps = table_diff._search_steps(leaf_count) if spec['strategy'] == 'range' else 0 -%}
   td_bounds as (
+    {%- if spec['strategy'] == 'range' %}
     {{ table_diff._padded_bounds_sql(spec, ranges, steps) }}
+    {%- else %}
+    select 1 as __td_one  {#- hash leaves need no bounds #}
+    {%- endif %}
   ),
   {% for side, relation in [('source', source), ('target', target)] %}
   {%- set leaf = table_diff._leaf_expr(spec, '__td_k', '__td_bounds', leaf_count, steps) %}
