@@ -1,0 +1,2 @@
+-- An exact replica.
+select * from {{ ref('drift_orders') }}

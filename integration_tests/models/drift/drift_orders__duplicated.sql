@@ -1,0 +1,4 @@
+-- Replica where order 5 was loaded twice (identical rows): a duplicate key, 3 reported rows.
+select * from {{ ref('drift_orders') }}
+union all
+select * from {{ ref('drift_orders') }} where order_id = 5
