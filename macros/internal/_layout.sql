@@ -72,11 +72,10 @@
 
 
 {% macro _where(spec) %}
-  {#- Always after an aliased relation: with ANSI off Spark parses `from t where (a)` as an alias list. -#}
   {#-
-    `where true and (...)`, never `where (...)` right after a table name: Spark parses
-    `from t where (flag)` as the alias `where` with column list (flag), so a one-identifier filter
-    errors, or on a one-column table is silently dropped.
+    Use after an aliased relation, and as `where true and (...)`: Spark parses `from t where (flag)`
+    as the alias `where` with column list (flag), so a one-identifier filter errors, or on a
+    one-column table is silently dropped. Either guard alone avoids it.
   -#}
   {{ return(('where true and (' ~ spec['table_filter'] ~ ')') if spec['table_filter'] else '') }}
 {% endmacro %}

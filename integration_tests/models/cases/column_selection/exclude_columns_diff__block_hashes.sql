@@ -1,0 +1,7 @@
+-- table_diff pair 'exclude_columns_diff', written by `table-diff scaffold pair`.
+{{ config(materialized='table') }}
+{{ table_diff.block_hashes(
+    ranges=ref('exclude_columns_diff__ranges'),
+    source=ref('column_selection__source'),
+    target=ref('column_selection__target')
+) }}

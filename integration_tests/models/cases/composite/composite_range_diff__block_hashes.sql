@@ -1,0 +1,7 @@
+-- table_diff pair 'composite_range_diff', written by `table-diff scaffold pair`.
+{{ config(materialized='table') }}
+{{ table_diff.block_hashes(
+    ranges=ref('composite_range_diff__ranges'),
+    source=ref('composite__source'),
+    target=ref('composite__target')
+) }}

@@ -1,0 +1,8 @@
+"""table_diff pair 'duplicates_diff': recursive split of mismatched blocks (written by `table-diff scaffold pair`)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_table_diff.split import block_split
+
+    return block_split(session, dbt.ref("duplicates_diff__ranges"), dbt.ref("duplicates_diff__block_hashes"))

@@ -1,0 +1,35 @@
+{#- Target side of case nulls_lookalike: see nulls_lookalike__source for what each key exercises. -#}
+select
+    cast(id as int) as id,
+    cast(c1 as string) as c1,
+    cast(c2 as string) as c2,
+    cast(c3 as int) as c3,
+    cast(c4 as date) as c4
+from values
+    (11, 'x', 'y', 7, date '2024-01-01'),
+    (12, 'x', 'y', 7, date '2024-01-01'),
+    (13, 'x', 'y', 7, date '2024-01-01'),
+    (14, 'x', 'y', 7, date '2024-01-01'),
+    (21, null, 'y', 7, date '2024-01-01'),
+    (22, 'x', null, 7, date '2024-01-01'),
+    (23, 'x', 'y', null, date '2024-01-01'),
+    (24, 'x', 'y', 7, null),
+    (31, null, 'y', 7, date '2024-01-01'),
+    (32, 'x', null, 7, date '2024-01-01'),
+    (33, 'x', 'y', null, date '2024-01-01'),
+    (34, 'x', 'y', 7, null),
+    (40, null, null, null, null),
+    (41, 'x', null, 7, date '2024-01-01'),
+    (42, 'x', 'y', 7, null),
+    (50, 'a', 'bc', 7, date '2024-01-01'),
+    (51, null, '', 7, date '2024-01-01'),
+    (52, null, 'y', 7, date '2024-01-01'),
+    (53, '', 'y', 7, date '2024-01-01'),
+    (54, 'a', 'b|c', 7, date '2024-01-01'),
+    (55, 'a|b', 'c', 7, date '2024-01-01'),
+    (56, null, 'y', 7, date '2024-01-01'),
+    (57, 'x', 'y', null, date '2024-01-01'),
+    (59, 'a', 'y', 7, date '2024-01-01'),
+    (60, null, null, 7, date '2024-01-01'),
+    (61, null, 'y', 1, date '2024-01-01')
+    as t (id, c1, c2, c3, c4)

@@ -1,0 +1,8 @@
+-- table_diff pair 'recursion_diff', written by `table-diff scaffold pair`.
+{{ config(materialized='table') }}
+{{ table_diff.diff_summary(
+    ranges=ref('recursion_diff__ranges'),
+    block_hashes=ref('recursion_diff__block_hashes'),
+    block_split=ref('recursion_diff__block_split'),
+    row_diff=ref('recursion_diff__row_diff')
+) }}
