@@ -25,12 +25,16 @@
     {{ return("select 0 as rows_source") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('diff_summary', ranges) %}
-  {% set layout = spec['layout'] %}
-  {% set names = [] %}
+    {% set names = [] %}
   {% for c in spec['columns'] %}{% do names.append(table_diff._sql_string(c['name'])) %}{% endfor %}
   {% set keys = [] %}
   {% for k in spec['key'] %}{% do keys.append(table_diff._sql_string(k['name'])) %}{% endfor %}
-  with hashes as (
+  with layout as (
+    select count(distinct block_id) as blocks_total, count(*) as leaves_total
+    from {{ ranges }}
+  ),
+
+  hashes as (
     select
       coalesce(sum(if(side = 'source', n_rows, 0)), 0) as rows_source,
       coalesce(sum(if(side = 'target', n_rows, 0)), 0) as rows_target,
@@ -63,9 +67,9 @@
     {{ table_diff._sql_string(spec['target']) }} as target_relation,
     hashes.rows_source,
     hashes.rows_target,
-    {{ layout['block_count'] }} as blocks_total,
+    layout.blocks_total,
     units.blocks_mismatched,
-    {{ layout['leaf_count'] }} as leaves_total,
+    layout.leaves_total,
     units.units_mismatched,
     diffs.rows_added,
     diffs.rows_deleted,
@@ -83,5 +87,5 @@
     {{ spec['hash_spec_version'] }} as hash_spec_version,
     {{ table_diff._sql_string(invocation_id) }} as run_id,
     current_timestamp() as generated_at
-  from hashes cross join units cross join diffs
+  from layout cross join hashes cross join units cross join diffs
 {% endmacro %}
