@@ -1,0 +1,90 @@
+# table_diff: development entry points.
+#
+#   make demo         build the demo pair on an embedded Spark and print its summary
+#   make test         everything CI runs: lint, pytest, the integration project, SQL lint
+#   make venv         .venv with the pinned requirements and this package (editable)
+#   make clean        build output and local Spark state; `make distclean` also drops .venv
+#
+# Spark state (Derby metastore + warehouse) lives under integration_tests/.spark/<purpose>/.
+# Derby admits one JVM per metastore, so each purpose has its own directory; targets of one make
+# invocation run serially (.NOTPARALLEL) and never share a metastore concurrently. Do not run two
+# Spark-using targets of the same checkout at the same time.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.NOTPARALLEL:
+.DELETE_ON_ERROR:
+
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.table_diff-installed
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+
+IT_DIR := $(CURDIR)/integration_tests
+IT_SPARK_HOME := $(IT_DIR)/.spark/integration
+PY_PATHS := $(wildcard src tests bench scripts python_models integration_tests/python_models)
+SQL_LINT_PATHS := integration_tests/models
+
+# Python workers of UDFs must run the venv's interpreter, not whatever python3 is on PATH.
+export PYSPARK_PYTHON := $(CURDIR)/$(BIN)/python
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+# Quieter Spark logs (see spark-conf/log4j2.properties); local Spark binds to loopback.
+export SPARK_CONF_DIR := $(CURDIR)/spark-conf
+export SPARK_LOCAL_IP ?= 127.0.0.1
+
+.PHONY: help check-java venv demo test lint lint-python lint-sql pytest integration clean distclean
+
+help:
+	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
+
+check-java:
+	@scripts/check_java.sh
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -r requirements.txt
+	$(PIP) install --no-build-isolation --no-deps -e .
+	@touch $@
+
+demo: check-java venv
+	$(BIN)/table-diff demo
+
+# Order matters (serial): cheap checks first; the SQL lint compiles models against the warehouse
+# the integration build just filled (introspective macros need the upstream tables).
+test: check-java venv lint-python pytest integration lint-sql
+
+lint: lint-python lint-sql
+
+lint-python: venv
+	$(BIN)/ruff check $(PY_PATHS)
+	$(BIN)/ruff format --check $(PY_PATHS)
+	$(BIN)/python scripts/check_dbt_docs.py
+
+# sqlfluff's dbt templater compiles every model in integration_tests with dbt-spark `method:
+# session`: it starts a local SparkSession on the integration metastore, so it needs the built
+# project (hence the dependency) and must not run while another process uses that metastore.
+lint-sql: check-java venv integration
+	TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) $(BIN)/sqlfluff lint $(SQL_LINT_PATHS)
+
+pytest: check-java venv
+	$(BIN)/python -m pytest tests/python
+
+integration: check-java venv
+	cd integration_tests && \
+	  export DBT_PROFILES_DIR=$(IT_DIR) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) && \
+	  $(CURDIR)/$(BIN)/dbt deps && \
+	  $(CURDIR)/$(BIN)/dbt build
+
+clean:
+	rm -rf integration_tests/target integration_tests/dbt_packages integration_tests/logs \
+	  integration_tests/.spark integration_tests/package-lock.yml \
+	  target dbt_packages logs .spark spark-warehouse metastore_db derby.log \
+	  .pytest_cache .ruff_cache .hypothesis build dist
+	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,321 @@
+"""Shared fixtures: one SparkSession (one JVM) for the whole pytest run, and dbt run in-process.
+
+* ``spark``: a session-scoped local SparkSession with its own Derby metastore and warehouse under
+  pytest's tmp dir. Derby admits one JVM per metastore directory, and the machine is small, so
+  nothing in the suite may start a second Spark process.
+* ``dbt_project_factory``: writes a throwaway dbt project plus a ``method: session`` profile whose
+  ``server_side_parameters`` are exactly the fixture's Spark conf, so dbt-spark's
+  ``SparkSession.builder...getOrCreate()`` returns the *same* session the tests hold. dbt runs
+  in-process through ``dbtRunner``; results come back as :class:`DbtRun`.
+
+Gotchas handled here:
+
+* dbt-spark forces ``spark.sql.ansi.enabled=false`` into every query's ``getOrCreate`` (see
+  ``dbt/adapters/spark/connections.py``), which would leak into later tests of the shared session.
+  :meth:`DbtProject.run` restores every runtime SQL conf that a dbt invocation changed.
+* Every ``getOrCreate`` on an existing session with static confs logs "Using an existing Spark
+  session; only runtime SQL configurations will take effect." The log level is set to ERROR, and
+  PySpark's JSON query-context loggers (which dump every failed query) to CRITICAL.
+* Python UDFs start Python workers with ``PYSPARK_PYTHON`` (default: ``python3`` on PATH, which is
+  not the venv when make calls ``.venv/bin/python`` directly): pinned to ``sys.executable``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import re
+import sys
+import textwrap
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+os.environ.setdefault("DBT_NO_VERSION_CHECK", "true")
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# Confs that matter for every test. Static ones (master, warehouse, metastore) only take effect when
+# the JVM starts; dbt's getOrCreate passes them again and Spark ignores them (same values anyway).
+BASE_SPARK_CONF: dict[str, str] = {
+    "spark.master": "local[2]",
+    "spark.app.name": "table_diff_pytest",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "2",
+    "spark.sql.session.timeZone": "UTC",
+    # No pyarrow/pandas in the environment: say so instead of warning on every Python UDF.
+    "spark.sql.execution.pythonUDF.arrow.enabled": "false",
+    "spark.driver.memory": os.environ.get("TABLE_DIFF_DRIVER_MEMORY", "2g"),
+}
+
+
+@pytest.fixture(scope="session")
+def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Directory holding this run's warehouse, Derby metastore and derby.log."""
+    return tmp_path_factory.mktemp("spark")
+
+
+@pytest.fixture(scope="session")
+def spark_conf(spark_home: Path) -> dict[str, str]:
+    """The Spark conf of the shared session; dbt profiles reuse it as server_side_parameters."""
+    return {
+        **BASE_SPARK_CONF,
+        "spark.sql.warehouse.dir": str(spark_home / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={spark_home / 'metastore_db'};create=true"
+        ),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={spark_home}",
+    }
+
+
+@pytest.fixture(scope="session")
+def spark(spark_conf: dict[str, str]) -> Iterator[Any]:
+    """The one SparkSession of the test run (Hive support, Derby metastore under tmp)."""
+    from pyspark.sql import SparkSession
+
+    if SparkSession.getActiveSession() is not None:  # pragma: no cover - defensive
+        raise RuntimeError("a SparkSession already exists in this process; tests must own it")
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in spark_conf.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    _quiet_pyspark_query_context_loggers()
+    yield session
+    session.stop()  # the JVM itself ends with the pytest process
+
+
+def _quiet_pyspark_query_context_loggers() -> None:
+    """PySpark 4 logs every failed query as a multi-kilobyte JSON record with the Java stack, on top
+    of raising it. dbt-spark and the failure tests trigger such errors on purpose; the exception
+    itself still carries the message."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+
+
+# --------------------------------------------------------------------------------------------------
+# dbt in-process
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DbtRun:
+    """One in-process dbt invocation: the runner's result plus every log message it emitted."""
+
+    args: list[str]
+    result: Any  # dbt.cli.main.dbtRunnerResult
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def success(self) -> bool:
+        return bool(self.result.success)
+
+    @property
+    def node_results(self) -> list[Any]:
+        """RunResult objects of build/run/seed/test; empty for deps, parse, a crash."""
+        inner = self.result.result
+        return list(getattr(inner, "results", None) or [])
+
+    def node(self, name: str) -> Any:
+        """The RunResult of the node named ``name`` (model, seed or test name)."""
+        for res in self.node_results:
+            if res.node.name == name:
+                return res
+        raise KeyError(
+            f"no result for node {name!r}; nodes: {[r.node.name for r in self.node_results]}"
+        )
+
+    def status(self, name: str) -> str:
+        return str(self.node(name).status)
+
+    def message(self, name: str) -> str:
+        return str(self.node(name).message or "")
+
+    @property
+    def log(self) -> str:
+        return "\n".join(self.messages)
+
+    def describe(self) -> str:
+        """Human-readable summary for assertion messages."""
+        lines = [f"dbt {' '.join(self.args)} -> success={self.success}"]
+        if self.result.exception is not None:
+            lines.append(f"exception: {self.result.exception!r}")
+        for res in self.node_results:
+            lines.append(f"  {res.node.name}: {res.status} {res.message or ''}".rstrip())
+        return "\n".join(lines)
+
+    def assert_success(self) -> DbtRun:
+        assert self.success, self.describe() + "\n--- log ---\n" + self.log[-8000:]
+        return self
+
+    def assert_failure(self) -> DbtRun:
+        assert not self.success, self.describe()
+        return self
+
+
+def run_dbt(
+    args: list[str], project_dir: Path | str, profiles_dir: Path | str | None = None
+) -> DbtRun:
+    """Run dbt in this process against ``project_dir``; never raises for a dbt failure.
+
+    The caller restores Spark runtime confs if it needs to (:meth:`DbtProject.run` does).
+    """
+    from dbt.cli.main import dbtRunner
+
+    messages: list[str] = []
+
+    def collect(event: Any) -> None:
+        msg = getattr(getattr(event, "info", None), "msg", None)
+        if msg:
+            messages.append(str(msg))
+
+    full_args = [*args, "--project-dir", str(project_dir)]
+    full_args += ["--profiles-dir", str(profiles_dir or project_dir)]
+    result = dbtRunner(callbacks=[collect]).invoke(full_args)
+    return DbtRun(args=full_args, result=result, messages=messages)
+
+
+class DbtProject:
+    """A dbt project written to a tmp dir, with its own schema in the shared metastore."""
+
+    def __init__(self, root: Path, name: str, schema: str, spark: Any) -> None:
+        self.root = root
+        self.name = name
+        self.schema = schema
+        self.spark = spark
+
+    def write(self, relative_path: str, content: str) -> Path:
+        """Write (or overwrite) a project file; content is dedented."""
+        path = self.root / relative_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(content).lstrip("\n"))
+        return path
+
+    def remove(self, relative_path: str) -> None:
+        (self.root / relative_path).unlink()
+
+    def relation(self, identifier: str) -> str:
+        return f"{self.schema}.{identifier}"
+
+    def table_exists(self, identifier: str) -> bool:
+        return bool(self.spark.catalog.tableExists(f"{self.schema}.{identifier}"))
+
+    def rows(self, identifier: str, order_by: str | None = None) -> list[tuple]:
+        """All rows as tuples; ``order_by`` is a comma-separated column list."""
+        df = self.spark.table(self.relation(identifier))
+        if order_by:
+            df = df.orderBy(*[column.strip() for column in order_by.split(",")])
+        return [tuple(r) for r in df.collect()]
+
+    def table_provider(self, identifier: str) -> str:
+        """'parquet', 'delta', ... from DESCRIBE TABLE EXTENDED."""
+        rows = self.spark.sql(f"describe table extended {self.relation(identifier)}").collect()
+        for row in rows:
+            if row.col_name.strip() == "Provider":
+                return row.data_type.strip().lower()
+        raise AssertionError(f"no Provider row for {identifier}")
+
+    def run(self, *args: str) -> DbtRun:
+        """``project.run("build", "--select", "x")``; restores runtime confs dbt changed."""
+        before = _runtime_conf(self.spark)
+        try:
+            return run_dbt(list(args), self.root, self.root)
+        finally:
+            _restore_runtime_conf(self.spark, before)
+
+
+def _runtime_conf(spark: Any) -> dict[str, str]:
+    return dict(spark.conf.getAll)
+
+
+def _restore_runtime_conf(spark: Any, before: Mapping[str, str]) -> None:
+    after = _runtime_conf(spark)
+    for key, value in after.items():
+        if before.get(key) == value or not spark.conf.isModifiable(key):
+            continue
+        if key in before:
+            spark.conf.set(key, before[key])
+        else:
+            spark.conf.unset(key)
+
+
+_counter = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def dbt_project_factory(
+    spark: Any, spark_conf: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+):
+    """``make(name, files={path: text}, root=None, packages=False) -> DbtProject``.
+
+    * ``files``: paths relative to the project (``models/x.py``, ``seeds/s.csv``, ``models/x.yml``);
+    * ``root``: where to write it (a test's ``tmp_path``); default a fresh tmp dir;
+    * ``packages``: install this repository as the ``table_diff`` package (``local:``, then
+      ``dbt deps``).
+
+    The profile (``profiles.yml`` inside the project) uses ``method: session`` with the fixture's
+    Spark conf, so dbt reuses the test session; each project gets its own schema.
+    """
+
+    def make(
+        name: str,
+        files: Mapping[str, str] | None = None,
+        *,
+        root: Path | None = None,
+        packages: bool = False,
+        project_config: Mapping[str, Any] | None = None,
+    ) -> DbtProject:
+        slug = re.sub(r"[^a-z0-9_]", "_", name.lower())
+        schema = f"td_{slug}_{next(_counter)}"
+        root = Path(root) if root is not None else tmp_path_factory.mktemp(slug)
+        root.mkdir(parents=True, exist_ok=True)
+        project = DbtProject(root, slug, schema, spark)
+        dbt_project = {
+            "name": slug,
+            "version": "1.0.0",
+            "config-version": 2,
+            "profile": "table_diff_pytest",
+            "model-paths": ["models"],
+            "seed-paths": ["seeds"],
+            "test-paths": ["tests"],
+            "macro-paths": ["macros"],
+            "flags": {"send_anonymous_usage_stats": False, "partial_parse": False},
+            **(project_config or {}),
+        }
+        (root / "dbt_project.yml").write_text(yaml.safe_dump(dbt_project, sort_keys=False))
+        profile = {
+            "table_diff_pytest": {
+                "target": "pytest",
+                "outputs": {
+                    "pytest": {
+                        "type": "spark",
+                        "method": "session",
+                        "host": "localhost",
+                        "schema": schema,
+                        "threads": 1,
+                        "server_side_parameters": dict(spark_conf),
+                    }
+                },
+            }
+        }
+        (root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
+        for relative_path, content in (files or {}).items():
+            project.write(relative_path, content)
+        if packages:
+            packages_yml = {"packages": [{"local": str(REPO_ROOT)}]}
+            (root / "packages.yml").write_text(yaml.safe_dump(packages_yml))
+            project.run("deps").assert_success()
+        return project
+
+    return make

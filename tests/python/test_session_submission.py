@@ -1,0 +1,322 @@
+"""The ``session`` submission method: Python models run in dbt's own SparkSession.
+
+End-to-end tests build throwaway dbt projects in-process (see ``conftest.py``) against the shared
+test session; they are marked ``slow``. Unit tests of the helpers run without dbt.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt_table_diff import session_submission
+from dbt_table_diff.plugin import TableDiffPlugin, install_session_submission
+from dbt_table_diff.session_submission import SessionPythonJobHelper, apply_default_file_format
+
+NUMBERS_CSV = """\
+id,label
+1,one
+2,two
+3,three
+"""
+
+# A Python model reading a seed written by dbt's SQL side: proves both run in one session.
+DEFAULT_METHOD_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return dbt.ref("numbers").where("id >= 2").selectExpr("id", "upper(label) as label")
+"""
+
+EXPLICIT_SESSION_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table", submission_method="session")
+    return session.createDataFrame([(10, "ten"), (20, "twenty")], "id int, label string")
+"""
+
+EXPLICIT_PARQUET_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table", file_format="parquet")
+    return session.createDataFrame([(1,)], "id int")
+"""
+
+INCREMENTAL_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="incremental")
+    batch = 1
+    if dbt.is_incremental:
+        batch = session.sql(f"select max(batch) + 1 as b from {dbt.this}").first()["b"]
+    return session.createDataFrame([(batch, 1), (batch, 2)], "batch int, id int")
+"""
+
+OK_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return session.createDataFrame([(1,)], "id int")
+"""
+
+
+def _raising_model(token: str) -> str:
+    return f"""\
+def model(dbt, session):
+    dbt.config(materialized="table")
+    df = session.createDataFrame([(1,)], "id int")
+    raise ValueError("{token}")
+    return df
+"""
+
+
+def _udf_raising_model(token: str) -> str:
+    """Fails inside the write job (in a Python worker), after Spark started writing files."""
+    return f"""\
+from pyspark.sql.functions import udf
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+
+    @udf("int")
+    def explode_on_three(i):
+        if i == 3:
+            raise ValueError("{token}")
+        return i
+
+    df = session.range(0, 8, numPartitions=4).selectExpr("cast(id as int) as id")
+    return df.select(explode_on_three("id").alias("id"))
+"""
+
+
+def _table_dir(project, identifier: str) -> Path:
+    """Where a managed table of the project's schema lives in the shared warehouse."""
+    warehouse = project.spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")
+    return Path(warehouse) / f"{project.schema}.db" / identifier
+
+
+# --------------------------------------------------------------------------------------------------
+# (a) (b) (d): successful Python models
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built_project(dbt_project_factory):
+    """One project with every successful model flavour, built once for this module."""
+    project = dbt_project_factory(
+        "py_models",
+        {
+            "seeds/numbers.csv": NUMBERS_CSV,
+            "models/py_default_method.py": DEFAULT_METHOD_MODEL,
+            "models/py_explicit_session.py": EXPLICIT_SESSION_MODEL,
+            "models/py_explicit_parquet.py": EXPLICIT_PARQUET_MODEL,
+            "models/py_incremental.py": INCREMENTAL_MODEL,
+        },
+    )
+    run = project.run("build").assert_success()
+    return SimpleNamespace(project=project, first_run=run)
+
+
+@pytest.mark.slow
+def test_python_model_default_submission_method_builds_table(built_project):
+    project = built_project.project
+    assert built_project.first_run.status("py_default_method") == "success"
+    assert project.rows("py_default_method", order_by="id") == [(2, "TWO"), (3, "THREE")]
+
+
+@pytest.mark.slow
+def test_python_model_explicit_session_submission_method(built_project):
+    project = built_project.project
+    assert built_project.first_run.status("py_explicit_session") == "success"
+    assert project.rows("py_explicit_session", order_by="id") == [(10, "ten"), (20, "twenty")]
+
+
+@pytest.mark.slow
+def test_incremental_python_model_appends_on_second_run(built_project):
+    project = built_project.project
+    assert project.rows("py_incremental", order_by="id") == [(1, 1), (1, 2)]
+
+    project.run("run", "--select", "py_incremental").assert_success()
+
+    assert project.rows("py_incremental", order_by="batch, id") == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    assert not project.table_exists("py_incremental__dbt_tmp")
+
+
+@pytest.mark.slow
+def test_python_model_without_file_format_is_parquet(built_project):
+    # dbt-spark's py_write_table hard-codes format("delta"); without Delta jars we write parquet.
+    assert built_project.project.table_provider("py_default_method") == "parquet"
+
+
+@pytest.mark.slow
+def test_python_model_with_explicit_parquet_is_parquet(built_project):
+    assert built_project.project.table_provider("py_explicit_parquet") == "parquet"
+
+
+@pytest.mark.slow
+def test_dbt_run_does_not_leak_ansi_setting_into_the_shared_session(built_project, spark):
+    # dbt-spark sets spark.sql.ansi.enabled=false on each query; DbtProject.run restores it.
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    built_project.project.run("run", "--select", "py_explicit_parquet").assert_success()
+    assert spark.conf.get("spark.sql.ansi.enabled") == before
+
+
+# --------------------------------------------------------------------------------------------------
+# (c): failing Python models
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_failing_python_model_reports_its_own_traceback(dbt_project_factory, tmp_path):
+    token = f"boom-{uuid.uuid4().hex[:12]}"
+    project = dbt_project_factory(
+        "py_fail",
+        {"models/ok_model.py": OK_MODEL, "models/raising_model.py": _raising_model(token)},
+        root=tmp_path / "project",
+    )
+
+    run = project.run("run").assert_failure()
+
+    assert run.status("ok_model") == "success"
+    assert run.status("raising_model") == "error"
+    message = run.message("raising_model")
+    assert "models/raising_model.py" in message
+    assert f'raise ValueError("{token}")' in message  # the model's own source line
+    assert f"ValueError: {token}" in message
+    assert "session_submission.py" not in message  # our frames are dropped
+    assert not project.table_exists("raising_model")
+    assert not _table_dir(project, "raising_model").exists()
+
+
+@pytest.mark.slow
+def test_failing_rebuild_drops_previous_table_and_writes_nothing(dbt_project_factory, tmp_path):
+    """dbt-spark's table materialization drops the old (non-Delta) table *before* running the
+    model, so a failed rebuild leaves no table at all: neither the previous version nor a
+    half-written new one. (With Delta, dbt-spark would `create or replace` and keep the old one.)
+    """
+    project = dbt_project_factory(
+        "py_refail", {"models/flaky_model.py": OK_MODEL}, root=tmp_path / "project"
+    )
+    project.run("run").assert_success()
+    assert project.rows("flaky_model") == [(1,)]
+
+    token = f"boom-{uuid.uuid4().hex[:12]}"
+    project.write("models/flaky_model.py", _raising_model(token))
+    run = project.run("run").assert_failure()
+
+    assert run.status("flaky_model") == "error"
+    assert token in run.message("flaky_model")
+    assert not project.table_exists("flaky_model")
+    assert not _table_dir(project, "flaky_model").exists()
+
+
+@pytest.mark.slow
+def test_failure_during_write_leaves_no_partial_table(dbt_project_factory, tmp_path):
+    # The model returns; the exception fires in a Python worker while the write job runs, after
+    # other tasks may already have written files. Spark's commit protocol must clean them up.
+    token = f"boom-{uuid.uuid4().hex[:12]}"
+    project = dbt_project_factory(
+        "py_write_fail",
+        {"models/udf_model.py": _udf_raising_model(token)},
+        root=tmp_path / "project",
+    )
+
+    run = project.run("run").assert_failure()
+
+    assert run.status("udf_model") == "error"
+    message = run.message("udf_model")
+    assert "models/udf_model.py" in message
+    assert token in message
+    assert not project.table_exists("udf_model")
+    table_dir = _table_dir(project, "udf_model")
+    leftovers = (
+        sorted(p.name for p in table_dir.rglob("*") if p.is_file()) if table_dir.exists() else []
+    )
+    assert leftovers == [], f"partial output left in {table_dir}: {leftovers}"
+
+
+# --------------------------------------------------------------------------------------------------
+# (d) apply_default_file_format, unit level
+# --------------------------------------------------------------------------------------------------
+
+DBT_SPARK_WRITE = (
+    'df.write.mode("overwrite").format("delta").option("overwriteSchema", "true")'
+    '.saveAsTable("schema.model")'
+)
+
+
+@pytest.mark.parametrize("configured", ["delta", "parquet", "iceberg"])
+def test_configured_file_format_is_kept(configured, monkeypatch):
+    monkeypatch.setattr(session_submission, "delta_available", lambda spark: False)
+    code = DBT_SPARK_WRITE.replace('"delta"', f'"{configured}"')
+    assert apply_default_file_format(code, {"file_format": configured}, spark=None) == code
+
+
+def test_implicit_delta_becomes_parquet_only_without_delta(monkeypatch):
+    monkeypatch.setattr(session_submission, "delta_available", lambda spark: False)
+    rewritten = apply_default_file_format(DBT_SPARK_WRITE, {}, spark=None)
+    assert rewritten == DBT_SPARK_WRITE.replace('format("delta")', 'format("parquet")')
+
+    monkeypatch.setattr(session_submission, "delta_available", lambda spark: True)
+    assert apply_default_file_format(DBT_SPARK_WRITE, {}, spark=None) == DBT_SPARK_WRITE
+
+
+def test_user_code_mentioning_delta_is_not_rewritten(monkeypatch):
+    monkeypatch.setattr(session_submission, "delta_available", lambda spark: False)
+    code = 'other.write.format("delta").save("/tmp/x")\n'
+    assert apply_default_file_format(code, {}, spark=None) == code
+
+
+def test_delta_is_not_available_in_the_test_session(spark):
+    assert session_submission.delta_available(spark) is False
+
+
+# --------------------------------------------------------------------------------------------------
+# (e) plugin registration
+# --------------------------------------------------------------------------------------------------
+
+
+def _fake_adapter(method: str) -> SimpleNamespace:
+    credentials = SimpleNamespace(method=method)
+    return SimpleNamespace(
+        connections=SimpleNamespace(profile=SimpleNamespace(credentials=credentials))
+    )
+
+
+def test_plugin_is_discovered_by_dbt_plugin_manager():
+    from dbt.adapters.spark.impl import SparkAdapter
+    from dbt.plugins.manager import PluginManager
+
+    manager = PluginManager.from_modules("table_diff_pytest")
+
+    assert any(isinstance(plugin, TableDiffPlugin) for plugin in manager._plugins)
+    helpers = SparkAdapter.python_submission_helpers.fget(object.__new__(SparkAdapter))
+    assert helpers["session"] is SessionPythonJobHelper
+    # dbt-spark's own methods stay available for Databricks users.
+    assert {"job_cluster", "all_purpose_cluster"} <= set(helpers)
+
+
+def test_default_submission_method_follows_the_profile_method():
+    from dbt.adapters.spark.impl import SparkAdapter
+
+    assert install_session_submission() is True  # idempotent
+    default = SparkAdapter.default_python_submission_method.fget
+    assert default(_fake_adapter("session")) == "session"
+    assert default(_fake_adapter("thrift")) == "all_purpose_cluster"
+
+
+def test_session_helper_rejects_non_session_credentials():
+    from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+
+    credentials = SparkCredentials(
+        host="127.0.0.1", port=10000, schema="s", method=SparkConnectionMethod.THRIFT
+    )
+    model = {"unique_id": "model.pkg.my_model", "name": "my_model", "config": {}}
+
+    with pytest.raises(DbtRuntimeError) as excinfo:
+        SessionPythonJobHelper(model, credentials)
+
+    message = str(excinfo.value)
+    assert "model.pkg.my_model" in message
+    assert "method is 'thrift'" in message
+    assert "method: session" in message
