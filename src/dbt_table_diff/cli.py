@@ -24,8 +24,12 @@ def _add_scaffold(sub) -> None:
     pair.add_argument("name", help="model-name prefix, e.g. orders_replica")
     pair.add_argument("--source", required=True, help="e.g. \"ref('orders')\"")
     pair.add_argument("--target", required=True, help="e.g. \"source('replica', 'orders')\"")
-    pair.add_argument("--primary-key", action="append", required=True, help="repeat for composite keys")
-    pair.add_argument("--columns", action="append", help="compare only these (comma-separated or repeated)")
+    pair.add_argument(
+        "--primary-key", action="append", required=True, help="repeat for composite keys"
+    )
+    pair.add_argument(
+        "--columns", action="append", help="compare only these (comma-separated or repeated)"
+    )
     pair.add_argument("--exclude-columns", action="append", help="compare all but these")
     pair.add_argument("--table-filter", help="raw SQL predicate applied to both sides")
     pair.add_argument("--strategy", choices=["range", "hash"])
@@ -35,8 +39,12 @@ def _add_scaffold(sub) -> None:
     pair.add_argument("--compare-unit-size", type=int)
     pair.add_argument("--max-depth", type=int)
     pair.add_argument("--max-diff-rows", type=int)
-    pair.add_argument("--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable")
-    pair.add_argument("--dir", default="models/table_diff", help="where to write (default models/table_diff)")
+    pair.add_argument(
+        "--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable"
+    )
+    pair.add_argument(
+        "--dir", default="models/table_diff", help="where to write (default models/table_diff)"
+    )
     pair.add_argument("--force", action="store_true", help="overwrite existing files")
 
 
@@ -78,7 +86,9 @@ def _find_demo_project(start: Path) -> Path:
 def _demo(args) -> int:
     from dbt_table_diff.report import print_summary
 
-    project = Path(args.project_dir).resolve() if args.project_dir else _find_demo_project(Path.cwd())
+    project = (
+        Path(args.project_dir).resolve() if args.project_dir else _find_demo_project(Path.cwd())
+    )
     os.environ.setdefault("TABLE_DIFF_SPARK_HOME", str(project / ".spark" / "demo"))
     from dbt.cli.main import dbtRunner
 
@@ -92,7 +102,11 @@ def _demo(args) -> int:
     if not build.success:
         print("table-diff demo: `dbt build` of the demo pair failed (see above).", file=sys.stderr)
         return 1
-    relations = {r.node.name: r.node.relation_name for r in build.result.results if hasattr(r.node, "relation_name")}
+    relations = {
+        r.node.name: r.node.relation_name
+        for r in build.result.results
+        if hasattr(r.node, "relation_name")
+    }
     from dbt_table_diff.session_submission import get_session
 
     spark = get_session()
@@ -104,8 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="table-diff", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     _add_scaffold(sub)
-    demo = sub.add_parser("demo", help="build the demo pair on the embedded Spark and print its summary")
-    demo.add_argument("--project-dir", help="dbt project holding the demo pair (default: ./integration_tests)")
+    demo = sub.add_parser(
+        "demo", help="build the demo pair on the embedded Spark and print its summary"
+    )
+    demo.add_argument(
+        "--project-dir", help="dbt project holding the demo pair (default: ./integration_tests)"
+    )
     demo.add_argument("--pair", default="orders_diff", help="pair to build (default orders_diff)")
     args = parser.parse_args(argv)
     try:

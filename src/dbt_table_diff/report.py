@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 
-def format_summary(summary: dict, diff_rows: list[dict], key_columns: list[str], limit: int = 20) -> str:
+def format_summary(
+    summary: dict, diff_rows: list[dict], key_columns: list[str], limit: int = 20
+) -> str:
     s = summary
     lines = [
         f"table_diff: {s['source_relation']} (source) vs {s['target_relation']} (target)",
@@ -24,7 +26,8 @@ def format_summary(summary: dict, diff_rows: list[dict], key_columns: list[str],
             detail = ""
             if row["diff_type"] == "modified":
                 detail = "; ".join(
-                    f"{c}: {row.get('source__' + c)!r} -> {row.get('target__' + c)!r}" for c in changed
+                    f"{c}: {row.get('source__' + c)!r} -> {row.get('target__' + c)!r}"
+                    for c in changed
                 )
             lines.append(f"    {row['diff_type']:<13} {key}  {detail}".rstrip())
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """``table-diff scaffold pair``: write the thin model files of a two-way diff pipeline.
 
-Each SQL model is a single macro call; the Python model calls :func:`dbt_table_diff.split.block_split`.
+Each SQL model is a single macro call; the Python model calls
+:func:`dbt_table_diff.split.block_split`.
 Options go to the ranges model only: it stores the resolved spec with its leaves and every
 downstream model reads it from there, so the options of a pair cannot drift apart.
 """
@@ -12,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_RELATION_EXPR = re.compile(r"^\s*(ref|source)\(\s*('[^']*'|\"[^\"]*\")(\s*,\s*('[^']*'|\"[^\"]*\"))*\s*\)\s*$")
+_RELATION_EXPR = re.compile(
+    r"^\s*(ref|source)\(\s*('[^']*'|\"[^\"]*\")(\s*,\s*('[^']*'|\"[^\"]*\"))*\s*\)\s*$"
+)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MODEL_SUFFIXES = ("ranges", "block_hashes", "block_split", "row_diff", "summary")
 NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
@@ -43,7 +46,7 @@ class PairOptions:
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``['amount:round=2', 'name:trim', 'name:lower', 'ts:truncate=second']`` -> rules per column."""
+    """``['amount:round=2', 'name:trim', 'ts:truncate=second']`` -> rules per column."""
     rules: dict[str, dict[str, Any]] = {}
     for item in items:
         col, sep, rule = item.partition(":")
@@ -55,7 +58,9 @@ def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
             )
         if name == "round":
             if not arg.isdigit() or int(arg) > 38:
-                raise ScaffoldError(f"invalid --normalize '{item}'. Expected round=N with N from 0 to 38.")
+                raise ScaffoldError(
+                    f"invalid --normalize '{item}'. Expected round=N with N from 0 to 38."
+                )
             value: Any = int(arg)
         elif name == "truncate":
             if arg not in TRUNCATE_UNITS:
@@ -81,7 +86,7 @@ def validate(opts: PairOptions) -> None:
     for arg, value in (("--source", opts.source), ("--target", opts.target)):
         if not _RELATION_EXPR.match(value):
             raise ScaffoldError(
-                f"invalid {arg} \"{value}\". Expected a dbt relation expression such as "
+                f'invalid {arg} "{value}". Expected a dbt relation expression such as '
                 "\"ref('orders')\" or \"source('replica', 'orders')\"."
             )
     if not opts.primary_key:
@@ -115,7 +120,11 @@ def jinja_literal(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(jinja_literal(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{jinja_literal(k)}: {jinja_literal(v)}" for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{jinja_literal(k)}: {jinja_literal(v)}" for k, v in value.items())
+            + "}"
+        )
     raise TypeError(f"cannot render {value!r} as a Jinja literal")
 
 
@@ -155,14 +164,17 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         + f"{{{{ table_diff.key_ranges(\n    {args}\n) }}}}\n",
         f"{n}__block_hashes.sql": header
         + "{{ table_diff.block_hashes(\n"
-        + f"    ranges=ref('{n}__ranges'),\n    source={opts.source},\n    target={opts.target}\n) }}}}\n",
+        + f"    ranges=ref('{n}__ranges'),\n"
+        + f"    source={opts.source},\n    target={opts.target}\n) }}}}\n",
         f"{n}__block_split.py": (
             f'"""table_diff pair \'{n}\': recursive split of mismatched blocks '
             '(written by `table-diff scaffold pair`)."""\n\n\n'
             "def model(dbt, session):\n"
             '    dbt.config(materialized="table")\n'
             "    from dbt_table_diff.split import block_split\n\n"
-            f'    return block_split(session, dbt.ref("{n}__ranges"), dbt.ref("{n}__block_hashes"))\n'
+            "    return block_split(\n"
+            f'        session, dbt.ref("{n}__ranges"), dbt.ref("{n}__block_hashes")\n'
+            "    )\n"
         ),
         f"{n}__row_diff.sql": header
         + "{{ table_diff.row_diff(\n"
@@ -181,7 +193,7 @@ def _properties_yml(opts: PairOptions) -> str:
     n, src, tgt = opts.name, opts.source, opts.target
     return f"""version: 2
 
-# table_diff pair '{n}': {src} (source) vs {tgt} (target), key {', '.join(opts.primary_key)}.
+# table_diff pair '{n}': {src} (source) vs {tgt} (target), key {", ".join(opts.primary_key)}.
 models:
   - name: {n}__ranges
     description: >
@@ -202,7 +214,8 @@ models:
   - name: {n}__block_hashes
     description: >
       One pass over each side of pair {n}: per leaf and side, row count, distinct keys, rows with a
-      NULL key component, and overflow-safe sums of the two 64-bit halves of every row's fingerprint.
+      NULL key component, and overflow-safe sums of the two 64-bit halves of every row's
+      fingerprint.
     columns:
       - name: side
         description: "'source' or 'target'."

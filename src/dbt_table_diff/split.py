@@ -160,7 +160,7 @@ def plan_units(
 
 
 def select_units(units: list[Unit], max_diff_rows: int) -> list[bool]:
-    """Early stop: take units in key order while the rows they surely differ by stay below the cap."""
+    """Early stop: take units in key order while their certain differing rows stay below the cap."""
     selected, certain = [], 0
     for unit in units:
         take = certain < max_diff_rows
@@ -175,7 +175,8 @@ def read_spec(ranges) -> dict[str, Any]:
     row = ranges.select("spec").limit(1).collect()
     if not row:
         raise ValueError(
-            "table_diff.block_split: the ranges model is empty; build it with table_diff.key_ranges "
+            "table_diff.block_split: the ranges model is empty; build it with "
+            "table_diff.key_ranges "
             "(dbt build --select +<pair>__ranges)."
         )
     return json.loads(row[0][0])

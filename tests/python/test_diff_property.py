@@ -53,7 +53,9 @@ def _normalize_rules(draw, spec) -> dict[str, dict[str, Any]]:
         elif t == "timestamp":
             rules[name] = {"truncate": draw(st.sampled_from(["second", "minute", "day"]))}
         elif t == "string":
-            rules[name] = draw(st.sampled_from([{"trim": True}, {"lower": True}, {"trim": True, "lower": True}]))
+            rules[name] = draw(
+                st.sampled_from([{"trim": True}, {"lower": True}, {"trim": True, "lower": True}])
+            )
     return rules
 
 
@@ -65,7 +67,9 @@ def cases(draw) -> Case:
     exclude = [draw(st.sampled_from(values))] if len(values) > 1 and draw(st.booleans()) else []
     integral_keys = [k for k in spec.key_names if spec.types[k] in ("int", "bigint")]
     filter_column = (
-        draw(st.sampled_from(integral_keys)) if integral_keys and draw(st.integers(0, 3)) == 0 else None
+        draw(st.sampled_from(integral_keys))
+        if integral_keys and draw(st.integers(0, 3)) == 0
+        else None
     )
     return Case(
         pair=pair,
@@ -143,7 +147,9 @@ def _run_batch(project, batch: list[Case]) -> None:
                 target=f"source('gen', 'p{i}_target')",
                 primary_key=tuple(spec.key_names),
                 exclude_columns=tuple(case.exclude),
-                table_filter=(f"{quote_ident(case.filter_column)} % 3 != 0" if case.filter_column else None),
+                table_filter=(
+                    f"{quote_ident(case.filter_column)} % 3 != 0" if case.filter_column else None
+                ),
                 strategy=case.strategy,
                 block_count=case.block_count,
                 split_factor=case.split_factor,
@@ -172,7 +178,12 @@ def _check_batch(project, batch: list[Case], ansi: bool) -> None:
         where = f"pair p{i} ({case.strategy}, blocks={case.block_count}, f={case.split_factor}, "
         where += f"unit={case.compare_unit_size}, depth={case.max_depth}; log={case.pair.log})"
         diff = project.spark.table(project.relation(f"p{i}__row_diff")).collect()
-        got: dict[str, Any] = {"added": set(), "deleted": set(), "modified": {}, "duplicate_keys": set()}
+        got: dict[str, Any] = {
+            "added": set(),
+            "deleted": set(),
+            "modified": {},
+            "duplicate_keys": set(),
+        }
         dup_rows = {"source": 0, "target": 0}
         for row in diff:
             d = row.asDict()
@@ -198,7 +209,12 @@ def _check_batch(project, batch: list[Case], ansi: bool) -> None:
         }, where
         summary = project.spark.table(project.relation(f"p{i}__summary")).first().asDict()
         counts = expected.counts()
-        for field_name in ("rows_source", "rows_target", "null_key_rows_source", "null_key_rows_target"):
+        for field_name in (
+            "rows_source",
+            "rows_target",
+            "null_key_rows_source",
+            "null_key_rows_target",
+        ):
             assert summary[field_name] == counts[field_name], f"{where}: {field_name}"
         assert summary["is_identical"] == expected.is_clean, where
         assert summary["is_partial"] is False, where
@@ -245,7 +261,8 @@ def test_recursion_really_splits(diff_project, dbt_project_factory):
     )
     spark.sql(
         f"create table `{schema}`.rec_target using parquet as "
-        "select id, if(id in (17, 250), 'changed', concat('v', id)) as v, cast(id * 1.5 as double) as d "
+        "select id, if(id in (17, 250), 'changed', concat('v', id)) as v, "
+        "cast(id * 1.5 as double) as d "
         "from range(300) where id != 123 union all select 1000 as id, 'new', 0.0"
     )
     pairs_dir = diff_project.root / "models" / "pairs"
@@ -335,9 +352,7 @@ def test_fingerprint_sums_survive_64_bit_overflow(diff_project, monkeypatch, ans
     assert overflowed, "test data must push a naive 64-bit running sum out of range"
 
     leaf = (
-        spark.table(diff_project.relation("ovf__block_hashes"))
-        .where("side = 'source'")
-        .collect()
+        spark.table(diff_project.relation("ovf__block_hashes")).where("side = 'source'").collect()
     )
     assert len(leaf) == 1 and leaf[0]["n_rows"] == 4000
     assert leaf[0]["h1_hi"] * 2**32 + leaf[0]["h1_lo"] == exact

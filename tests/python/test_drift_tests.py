@@ -17,15 +17,20 @@ select * from values
 COPIES = {
     # name: (SQL over `base`, expected failing rows by diff_type)
     "same": ("select * from {{ ref('base') }}", {}),
-    "added": ("select * from {{ ref('base') }} union all select 6, 'Tony', 1.00, 'new'", {"added": 1}),
+    "added": (
+        "select * from {{ ref('base') }} union all select 6, 'Tony', 1.00, 'new'",
+        {"added": 1},
+    ),
     "deleted": ("select * from {{ ref('base') }} where order_id not in (2, 4)", {"deleted": 2}),
     "modified": (
-        "select order_id, customer, if(order_id = 3, cast(3.00 as decimal(10,2)), amount) as amount, "
+        "select order_id, customer, "
+        "if(order_id = 3, cast(3.00 as decimal(10,2)), amount) as amount, "
         "if(order_id = 1, 'paid', status) as status from {{ ref('base') }}",
         {"modified": 2},
     ),
     "duplicated": (
-        "select * from {{ ref('base') }} union all select * from {{ ref('base') }} where order_id = 5",
+        "select * from {{ ref('base') }} "
+        "union all select * from {{ ref('base') }} where order_id = 5",
         {"duplicate_key": 3},
     ),
 }
@@ -43,7 +48,7 @@ def drift_project(dbt_project_factory):
         "select order_id, customer, cast(amount as string) as amount, status from {{ ref('base') }}"
     )
     tests = []
-    for name, (_sql, expected) in COPIES.items():
+    for name in COPIES:
         tests.append(
             f"""      - table_diff.no_drift:
           name: drift_{name}
@@ -113,9 +118,14 @@ def drift_project(dbt_project_factory):
           arguments:
             compare_to: ref('copy_retyped')"""
     )
-    files["models/schema.yml"] = "version: 2\nmodels:\n  - name: base\n    data_tests:\n" + "\n".join(tests) + "\n"
+    files["models/schema.yml"] = (
+        "version: 2\nmodels:\n  - name: base\n    data_tests:\n" + "\n".join(tests) + "\n"
+    )
     project = dbt_project_factory(
-        "drift_tests", files=files, packages=True, project_config={"models": {"+materialized": "table"}}
+        "drift_tests",
+        files=files,
+        packages=True,
+        project_config={"models": {"+materialized": "table"}},
     )
     project.run("run").assert_success()
     return project
@@ -138,7 +148,12 @@ def test_each_kind_of_drift_fails_with_counts(test_run, drift_project, name):
     assert status == "fail", test_run.describe()
     assert test_run.node(f"drift_{name}").failures == sum(expected.values())
     # the log line an on-call engineer reads
-    words = {"added": "added", "deleted": "deleted", "modified": "modified", "duplicate_key": "duplicate-key rows"}
+    words = {
+        "added": "added",
+        "deleted": "deleted",
+        "modified": "modified",
+        "duplicate_key": "duplicate-key rows",
+    }
     line = next(m for m in test_run.messages if f"copy_{name}" in m and "DIFFER" in m)
     for kind, n in expected.items():
         assert f"{n} {words[kind]}" in line, line

@@ -1,4 +1,4 @@
-"""Bad input fails early, before any scan, with a message naming the table, the column and the fix."""
+"""Bad input fails early, before any scan, with a message naming table, column and fix."""
 
 from __future__ import annotations
 
@@ -30,7 +30,11 @@ def vproject(dbt_project_factory):
 
 
 PARSE_TIME = {
-    "no_key": ("primary_key=[]", "invalid primary_key '[]'", "Name the column(s) that identify a row"),
+    "no_key": (
+        "primary_key=[]",
+        "invalid primary_key '[]'",
+        "Name the column(s) that identify a row",
+    ),
     "both_column_lists": (
         "primary_key='id', columns=['name'], exclude_columns=['price']",
         "invalid columns 'name'. Expected either columns or exclude_columns, not both",
@@ -42,7 +46,11 @@ PARSE_TIME = {
         "invalid compare_unit_size '-5'",
         "whole number of at least 1",
     ),
-    "bad_strategy": ("primary_key='id', strategy='fast'", "invalid strategy 'fast'", "'range' or 'hash'"),
+    "bad_strategy": (
+        "primary_key='id', strategy='fast'",
+        "invalid strategy 'fast'",
+        "'range' or 'hash'",
+    ),
     "bad_rule": (
         "primary_key='id', normalize={'price': {'ceil': 1}}",
         "invalid normalize 'price.ceil'",

@@ -5,4 +5,6 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from dbt_table_diff.split import block_split
 
-    return block_split(session, dbt.ref("composite_range_diff__ranges"), dbt.ref("composite_range_diff__block_hashes"))
+    return block_split(
+        session, dbt.ref("composite_range_diff__ranges"), dbt.ref("composite_range_diff__block_hashes")
+    )

@@ -5,4 +5,6 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from dbt_table_diff.split import block_split
 
-    return block_split(session, dbt.ref("widening_diff__ranges"), dbt.ref("widening_diff__block_hashes"))
+    return block_split(
+        session, dbt.ref("widening_diff__ranges"), dbt.ref("widening_diff__block_hashes")
+    )
