@@ -47,6 +47,23 @@ def _add_scaffold(sub) -> None:
     )
     pair.add_argument("--force", action="store_true", help="overwrite existing files")
 
+    merge = kinds.add_parser("merge", help="three-way merge of a base and two descendants")
+    merge.add_argument("name", help="model-name prefix, e.g. orders_merge")
+    merge.add_argument("--base", required=True, help="common ancestor, e.g. \"ref('snapshot')\"")
+    merge.add_argument("--ours", required=True, help="our descendant (kept on conflict)")
+    merge.add_argument("--theirs", required=True, help="their descendant")
+    merge.add_argument("--primary-key", action="append", required=True, help="repeatable")
+    merge.add_argument("--columns", action="append", help="merge only these")
+    merge.add_argument("--exclude-columns", action="append", help="merge all but these")
+    merge.add_argument("--table-filter", help="raw SQL predicate applied to all three sides")
+    merge.add_argument("--normalize", action="append", default=[], help="COLUMN:RULE[=ARG]")
+    merge.add_argument("--leaf-count", type=int, help="hash blocks compared to skip unchanged rows")
+    merge.add_argument("--on-schema-conflict", choices=["error", "report"], default="error")
+    merge.add_argument("--constraint", action="append", default=[], help="SQL check on merged rows")
+    merge.add_argument("--no-materialize-conflicts", action="store_true", help="no conflicts table")
+    merge.add_argument("--dir", default="models/table_diff", help="where to write")
+    merge.add_argument("--force", action="store_true", help="overwrite existing files")
+
 
 def _scaffold_pair(args) -> int:
     opts = PairOptions(
@@ -69,6 +86,30 @@ def _scaffold_pair(args) -> int:
     for path in write_pair(opts, Path(args.dir), force=args.force):
         print(f"wrote {path}")
     print(f"next: dbt build --select +{args.name}__summary")
+    return 0
+
+
+def _scaffold_merge(args) -> int:
+    from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
+
+    opts = MergeOptions(
+        name=args.name,
+        base=args.base,
+        ours=args.ours,
+        theirs=args.theirs,
+        primary_key=_split_list(args.primary_key),
+        columns=_split_list(args.columns),
+        exclude_columns=_split_list(args.exclude_columns),
+        table_filter=args.table_filter,
+        normalize=parse_normalize(args.normalize),
+        leaf_count=args.leaf_count,
+        on_schema_conflict=args.on_schema_conflict,
+        constraints=tuple(args.constraint),
+        materialize_conflicts=not args.no_materialize_conflicts,
+    )
+    for path in write_merge(opts, Path(args.dir), force=args.force):
+        print(f"wrote {path}")
+    print(f"next: dbt build --select +{args.name}__merge_summary")
     return 0
 
 
@@ -128,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "scaffold":
-            return _scaffold_pair(args)
+            return _scaffold_merge(args) if args.kind == "merge" else _scaffold_pair(args)
         return _demo(args)
     except ScaffoldError as exc:
         print(f"table-diff scaffold: {exc}", file=sys.stderr)

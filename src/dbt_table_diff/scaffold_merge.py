@@ -1,0 +1,228 @@
+"""``table-diff scaffold merge``: write the thin model files of a three-way merge.
+
+Models (NAME = the merge's prefix):
+
+* ``NAME__merge_schema`` (SQL): the schema phase, one row per column; fails the build on a schema
+  conflict unless ``on_schema_conflict='report'``.
+* ``NAME__merge_candidates`` (SQL): rows of the keys of leaves that changed on either side.
+* ``NAME__merge`` (Python): one row per changed key with merge_status / conflict_type.
+* ``NAME__merged`` (Python): the merged table.
+* ``NAME__conflicts`` (Python, unless ``materialize_conflicts=False``).
+* ``NAME__merge_violations`` (Python): constraint and key violations of the merged table.
+* ``NAME__merge_summary`` (Python): one row of counts, computed from the candidates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dbt_table_diff.scaffold import _NAME, _RELATION_EXPR, ScaffoldError, jinja_literal
+
+ON_SCHEMA_CONFLICT = ("error", "report")
+
+
+@dataclass(frozen=True)
+class MergeOptions:
+    name: str
+    base: str
+    ours: str
+    theirs: str
+    primary_key: tuple[str, ...]
+    columns: tuple[str, ...] = ()
+    exclude_columns: tuple[str, ...] = ()
+    table_filter: str | None = None
+    normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
+    leaf_count: int | None = None
+    on_schema_conflict: str = "error"
+    constraints: tuple[str, ...] = ()
+    materialize_conflicts: bool = True
+
+
+def validate_merge(opts: MergeOptions) -> None:
+    if not _NAME.match(opts.name):
+        raise ScaffoldError(
+            f"invalid NAME '{opts.name}'. Expected a model-name prefix of letters, digits and "
+            "underscores (e.g. orders_merge)."
+        )
+    for arg, value in (("--base", opts.base), ("--ours", opts.ours), ("--theirs", opts.theirs)):
+        if not isinstance(value, str) or not _RELATION_EXPR.match(value):
+            raise ScaffoldError(
+                f'invalid {arg} "{value}". Expected a dbt relation expression such as '
+                "\"ref('orders')\" or \"source('replica', 'orders')\"."
+            )
+    if not opts.primary_key or any(not k or not k.strip() for k in opts.primary_key):
+        raise ScaffoldError("missing --primary-key. Name the key column(s): --primary-key order_id")
+    if opts.columns and opts.exclude_columns:
+        raise ScaffoldError("give --columns or --exclude-columns, not both.")
+    if opts.leaf_count is not None and opts.leaf_count < 1:
+        raise ScaffoldError(
+            f"invalid --leaf-count {opts.leaf_count}. Expected a whole number >= 1."
+        )
+    if opts.on_schema_conflict not in ON_SCHEMA_CONFLICT:
+        raise ScaffoldError(
+            f"invalid --on-schema-conflict '{opts.on_schema_conflict}'. Expected error or report."
+        )
+    for c in opts.constraints:
+        if not isinstance(c, str) or not c.strip():
+            raise ScaffoldError(
+                f"invalid --constraint {c!r}. Expected a SQL boolean expression "
+                "such as 'amount >= 0'."
+            )
+
+
+def _python_relation(expr: str) -> str:
+    """``ref('x')`` / ``source('a', 'b')`` as the Python model's ``dbt.ref(...)`` call."""
+    return "dbt." + expr.strip()
+
+
+def render_merge(opts: MergeOptions) -> dict[str, str]:
+    """File name -> content for the merge's models and properties."""
+    validate_merge(opts)
+    n = opts.name
+    rels = [("base", opts.base), ("ours", opts.ours), ("theirs", opts.theirs)]
+    common = rels + [("primary_key", jinja_literal(list(opts.primary_key)))]
+    shared = {
+        "columns": list(opts.columns) or None,
+        "exclude_columns": list(opts.exclude_columns) or None,
+        "normalize": opts.normalize or None,
+    }
+    schema_kwargs = common + [(k, jinja_literal(v)) for k, v in shared.items() if v is not None]
+    schema_kwargs.append(("on_schema_conflict", jinja_literal(opts.on_schema_conflict)))
+    cand_optional = {
+        **shared,
+        "table_filter": opts.table_filter,
+        "leaf_count": opts.leaf_count,
+        "on_schema_conflict": opts.on_schema_conflict,
+    }
+    cand_kwargs = common + [
+        (k, jinja_literal(v)) for k, v in cand_optional.items() if v is not None
+    ]
+
+    def call(macro: str, kwargs: list[tuple[str, str]]) -> str:
+        args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
+        return f"{{{{ table_diff.{macro}(\n    {args}\n) }}}}\n"
+
+    header = (
+        f"-- table_diff merge '{n}', written by `table-diff scaffold merge`.\n"
+        "{{ config(materialized='table') }}\n"
+    )
+
+    def py(doc: str, body: str) -> str:
+        return (
+            f'"""table_diff merge \'{n}\': {doc} (written by `table-diff scaffold merge`)."""\n\n\n'
+            "def model(dbt, session):\n"
+            '    dbt.config(materialized="table")\n'
+            "    from dbt_table_diff import merge\n\n"
+            f"{body}"
+        )
+
+    cand = f'dbt.ref("{n}__merge_candidates")'
+    files = {
+        f"{n}__merge_schema.sql": header + call("merge_schema_table", schema_kwargs),
+        f"{n}__merge_candidates.sql": header
+        + "-- Options of the merge live here and in the schema model (keep them in step).\n"
+        + call("merge_candidates", cand_kwargs),
+        f"{n}__merge.py": py(
+            "one row per changed key", f"    return merge.merge_rows(session, {cand})\n"
+        ),
+        f"{n}__merged.py": py(
+            "the merged table",
+            "    return merge.merged_rows(\n"
+            f"        session,\n        {cand},\n        {_python_relation(opts.ours)},\n"
+            f'        schema=dbt.ref("{n}__merge_schema"),\n'
+            f"        table_filter={opts.table_filter!r},\n    )\n",
+        ),
+        f"{n}__merge_violations.py": py(
+            "constraint and key violations of the merged table",
+            "    return merge.constraint_violations(\n"
+            f'        session,\n        dbt.ref("{n}__merged"),\n'
+            f"        {list(opts.primary_key)!r},\n        {list(opts.constraints)!r},\n    )\n",
+        ),
+        f"{n}__merge_summary.py": py(
+            "one-row summary",
+            "    return merge.merge_summary(\n"
+            f"        session,\n        {cand},\n"
+            f'        schema=dbt.ref("{n}__merge_schema"),\n'
+            f'        violations=dbt.ref("{n}__merge_violations"),\n'
+            f"        constraints={list(opts.constraints)!r},\n    )\n",
+        ),
+        f"_{n}__merge_models.yml": _properties_yml(opts),
+    }
+    if opts.materialize_conflicts:
+        files[f"{n}__conflicts.py"] = py(
+            "conflicting keys with every side's values",
+            f"    return merge.conflict_rows(session, {cand})\n",
+        )
+    return files
+
+
+def _properties_yml(opts: MergeOptions) -> str:
+    n = opts.name
+    conflicts = (
+        f"""  - name: {n}__conflicts
+    description: >
+      Conflicting keys of merge {n}: key, conflict_type (update_update, update_delete,
+      delete_update, insert_insert), in_base / in_ours / in_theirs, and base__ / ours__ / theirs__
+      values of every merged column. The merged table keeps ours for these keys.
+"""
+        if opts.materialize_conflicts
+        else ""
+    )
+    return f"""version: 2
+
+# table_diff merge '{n}': base {opts.base}, ours {opts.ours}, theirs {opts.theirs},
+# key {", ".join(opts.primary_key)}.
+models:
+  - name: {n}__merge_schema
+    description: >
+      Schema phase of merge {n}: one row per column with its type on each side, the status
+      (unchanged, added_*, dropped_*, type_changed_*, type_conflict), the merged type, and
+      schema_conflict / reason. A conflict fails the build unless on_schema_conflict is 'report'.
+  - name: {n}__merge_candidates
+    description: >
+      Rows of merge {n} from the hash leaves whose signatures differ between base and ours or base
+      and theirs: key, presence flags, changed-column arrays and base__ / ours__ / theirs__ values.
+      Unchanged leaves are never fetched.
+  - name: {n}__merge
+    description: >
+      One row per changed key of merge {n}: merge_status (ours_only, theirs_only, convergent,
+      cell_merged, conflict), conflict_type, and ours_changed / theirs_changed (columns changed
+      from base, table order; all columns for an insert or a delete).
+    columns:
+      - name: merge_status
+        description: ours_only, theirs_only, convergent, cell_merged or conflict.
+      - name: conflict_type
+        description: update_update, update_delete, delete_update or insert_insert; NULL otherwise.
+  - name: {n}__merged
+    description: >
+      The merged table of merge {n}: ours rows of unchanged keys plus the resolved changed keys
+      (clean merges applied, conflicts keep ours), over the key and the merged columns. Empty when
+      a schema conflict was reported.
+{conflicts}  - name: {n}__merge_violations
+    description: >
+      Rows of {n}__merged that break a constraint ({"; ".join(opts.constraints) or "none given"}),
+      a NULL key component ('key not null') or key uniqueness ('unique key').
+  - name: {n}__merge_summary
+    description: >
+      One-row summary of merge {n}: keys checked, counts per merge status and conflict type,
+      duplicate keys, schema conflicts, constraint violations, is_clean.
+"""
+
+
+def write_merge(opts: MergeOptions, directory: Path, *, force: bool = False) -> list[Path]:
+    """Write the merge's files into ``directory``; refuse to overwrite unless ``force``."""
+    files = render_merge(opts)
+    directory = Path(directory)
+    existing = [directory / f for f in files if (directory / f).exists()]
+    if existing and not force:
+        names = ", ".join(str(p) for p in existing)
+        raise ScaffoldError(f"refusing to overwrite {names}. Pass --force to replace them.")
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, content in files.items():
+        path = directory / name
+        path.write_text(content, encoding="utf-8")
+        written.append(path)
+    return written

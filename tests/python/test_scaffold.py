@@ -1,0 +1,97 @@
+"""`table-diff scaffold`: files written, options rendered once, bad input refused with the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from dbt_table_diff.cli import main
+from dbt_table_diff.scaffold import (
+    PairOptions,
+    ScaffoldError,
+    jinja_literal,
+    parse_normalize,
+    render_pair,
+)
+
+
+def _opts(**kw):
+    base = dict(name="orders", source="ref('orders')", target="source('replica', 'orders')")
+    base["primary_key"] = ("order_id",)
+    base.update(kw)
+    return PairOptions(**base)
+
+
+def test_pair_files_and_options_live_only_in_ranges():
+    files = render_pair(_opts(table_filter="status != 'test'", normalize={"amount": {"round": 2}}))
+    assert sorted(files) == [
+        "_orders__models.yml",
+        "orders__block_hashes.sql",
+        "orders__block_split.py",
+        "orders__ranges.sql",
+        "orders__row_diff.sql",
+        "orders__summary.sql",
+    ]
+    ranges = files["orders__ranges.sql"]
+    assert "table_diff.key_ranges(" in ranges
+    assert "table_filter='status != \\'test\\''" in ranges
+    assert "normalize={'amount': {'round': 2}}" in ranges
+    for name in ("orders__block_hashes.sql", "orders__row_diff.sql", "orders__summary.sql"):
+        assert "normalize" not in files[name] and "table_filter" not in files[name]
+        assert "{{ config(materialized='table') }}" in files[name]
+    assert 'dbt.ref("orders__block_hashes")' in files["orders__block_split.py"]
+    compile(files["orders__block_split.py"], "split.py", "exec")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"name": "bad name"}, "invalid NAME 'bad name'"),
+        ({"source": "orders"}, 'invalid --source "orders"'),
+        ({"primary_key": ()}, "missing --primary-key"),
+        ({"columns": ("a",), "exclude_columns": ("b",)}, "not both"),
+        ({"block_count": 0}, "invalid --block-count 0"),
+        ({"split_factor": 1}, "invalid --split-factor 1. Expected a whole number >= 2"),
+        ({"strategy": "fast"}, "invalid --strategy 'fast'"),
+    ],
+)
+def test_bad_pair_options_are_refused(kwargs, message):
+    with pytest.raises(ScaffoldError, match=None) as err:
+        render_pair(_opts(**kwargs))
+    assert message in str(err.value)
+
+
+def test_normalize_flags():
+    assert parse_normalize(["amount:round=2", "name:trim", "name:lower", "ts:truncate=second"]) == {
+        "amount": {"round": 2},
+        "name": {"trim": True, "lower": True},
+        "ts": {"truncate": "second"},
+    }
+    for bad in ("amount", "amount:ceil=1", "amount:round=x", "ts:truncate=week", "n:trim=yes"):
+        with pytest.raises(ScaffoldError):
+            parse_normalize([bad])
+
+
+def test_jinja_literal_escapes_quotes_and_backslashes():
+    assert jinja_literal("it's a \\ b") == "'it\\'s a \\\\ b'"
+    assert jinja_literal({"a": [1, True]}) == "{'a': [1, true]}"
+
+
+def test_cli_refuses_to_overwrite_without_force(tmp_path, capsys):
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    args += ["--primary-key", "id", "--primary-key", "region", "--dir", str(tmp_path)]
+    assert main(args) == 0
+    assert "primary_key=['id', 'region']" in (tmp_path / "p__ranges.sql").read_text()
+    assert main(args) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+    (tmp_path / "p__ranges.sql").write_text("edited")
+    assert main([*args, "--force"]) == 0
+    assert "key_ranges" in (tmp_path / "p__ranges.sql").read_text()
+
+
+def test_cli_scaffolds_a_merge(tmp_path):
+    args = ["scaffold", "merge", "m", "--base", "ref('b')", "--ours", "ref('o')"]
+    args += ["--theirs", "source('crm', 't')", "--primary-key", "id", "--dir", str(tmp_path)]
+    assert main(args) == 0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert "m__merge.py" in written and "m__merge_summary.py" in written
+    assert "m__merged.py" in written and "m__conflicts.py" in written
