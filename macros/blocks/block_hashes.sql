@@ -59,7 +59,7 @@
       {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
     from (
       select *, {{ table_diff._key_expr(spec, side) }} as __td_k
-      from {{ relation }} as __td_rel
+      from {{ relation }}
       {{ table_diff._where(spec) }}
     ) as r
     cross join td_bounds

@@ -48,84 +48,101 @@
 
 
 {% macro _row_diff_ctes(spec, leaves_cte) %}
-  {#- Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered. -#}
-  {%- set key_n = spec['key'] | length -%}
-  {% for side in ['source', 'target'] %}
-  {{ side }}_in as (
+  {#-
+    Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
+    Both sides' rows of the selected leaves are unioned (one scan each) and one window partitioned
+    by the key does the work of a null-safe full outer join: per-side row counts (duplicates) and
+    each side's values next to each other. One shuffle, and no CTE referenced twice (Spark would
+    plan a CTE again, and scan again, at every reference).
+  -#}
+  {%- set ncol = spec['columns'] | length -%}
+  td_rows as (
+    {% for side in ['source', 'target'] %}
     select
+      '{{ side }}' as __td_side,
       __td_k,
       {%- for k in spec['key'] %}
       {{ table_diff._typed_expr(k, side) }} as __td_key{{ loop.index }},
       {%- endfor %}
       {%- for c in spec['columns'] %}
       {{ table_diff._normalised_expr(c, side) }} as __td_v{{ loop.index }},
-      {{ table_diff._col_ref(c['name']) }} as __td_raw{{ loop.index }},
+      {%- if side == 'source' %}
+      {{ table_diff._col_ref(c['name']) }} as __td_sraw{{ loop.index }},
+      cast(null as {{ c['target_type'] }}) as __td_traw{{ loop.index }},
+      {%- else %}
+      cast(null as {{ c['source_type'] }}) as __td_sraw{{ loop.index }},
+      {{ table_diff._col_ref(c['name']) }} as __td_traw{{ loop.index }},
+      {%- endif %}
       {%- endfor %}
-      count(*) over (partition by __td_k) as __td_n
+      1 as __td_one
     from {{ side }}_leafed
     where __td_leaf in (select leaf_id from {{ leaves_cte }})
+    {{ 'union all' if loop.first }}
+    {% endfor %}
   ),
-  {% endfor %}
-  td_dup_keys as (
-    select distinct __td_k from (
-      select __td_k from source_in where __td_n > 1
-      union all
-      select __td_k from target_in where __td_n > 1
-    ) as d
-  ),
-  {% for side in ['source', 'target'] %}
-  {{ side }}_unique as (
-    select s.* from {{ side }}_in as s left anti join td_dup_keys as d on s.__td_k <=> d.__td_k
-  ),
-  {% endfor %}
-  td_joined as (
+
+  td_paired as (
     select
-      s.__td_n is not null as __td_in_source,
-      t.__td_n is not null as __td_in_target,
+      __td_side,
       {%- for k in spec['key'] %}
-      if(s.__td_n is not null, s.__td_key{{ loop.index }}, t.__td_key{{ loop.index }}) as __td_key{{ loop.index }},
+      __td_key{{ loop.index }},
       {%- endfor %}
+      count_if(__td_side = 'source') over __td_w as __td_ns,
+      count_if(__td_side = 'target') over __td_w as __td_nt
+      {%- for c in spec['columns'] %},
+      __td_sraw{{ loop.index }},
+      __td_traw{{ loop.index }},
+      first(if(__td_side = 'source', __td_v{{ loop.index }}, null), true) over __td_w as __td_sv{{ loop.index }},
+      first(if(__td_side = 'target', __td_v{{ loop.index }}, null), true) over __td_w as __td_tv{{ loop.index }},
+      first(__td_sraw{{ loop.index }}, true) over __td_w as __td_s{{ loop.index }},
+      first(__td_traw{{ loop.index }}, true) over __td_w as __td_t{{ loop.index }}
+      {%- endfor %}
+    from td_rows
+    window __td_w as (partition by __td_k)
+  ),
+
+  td_classified as (
+    select
+      *,
+      case
+        when __td_ns > 1 or __td_nt > 1 then 'duplicate_key'
+        when __td_ns = 0 then 'added'
+        when __td_nt = 0 then 'deleted'
+        else 'modified'
+      end as diff_type,
+      {%- if ncol == 0 %}
+      cast(array() as array<string>) as __td_changed
+      {%- else %}
       filter(array(
         {%- for c in spec['columns'] %}
-        if(s.__td_v{{ loop.index }} <=> t.__td_v{{ loop.index }}, null, {{ table_diff._sql_string(c['name']) }}){{ ',' if not loop.last }}
+        if(__td_sv{{ loop.index }} <=> __td_tv{{ loop.index }}, null, {{ table_diff._sql_string(c['name']) }}){{ ',' if not loop.last }}
         {%- endfor %}
       ), x -> x is not null) as __td_changed
-      {%- for c in spec['columns'] %},
-      s.__td_raw{{ loop.index }} as __td_s{{ loop.index }},
-      t.__td_raw{{ loop.index }} as __td_t{{ loop.index }}
-      {%- endfor %}
-    from source_unique as s
-    full outer join target_unique as t on s.__td_k <=> t.__td_k
+      {%- endif %}
+    from td_paired
+    {#- every stored row of a duplicated key; otherwise one row per key (the source's if present) #}
+    where __td_ns > 1 or __td_nt > 1 or __td_side = 'source' or __td_ns = 0
   ),
+
   td_diff as (
     select
       {%- for k in spec['key'] %}
       __td_key{{ loop.index }},
       {%- endfor %}
-      case when not __td_in_source then 'added' when not __td_in_target then 'deleted' else 'modified' end as diff_type,
-      case when __td_in_source and __td_in_target then 'both' when __td_in_source then 'source' else 'target' end as side,
-      if(__td_in_source and __td_in_target, __td_changed, cast(array() as array<string>)) as changed_columns
+      diff_type,
+      case
+        when diff_type = 'duplicate_key' then __td_side
+        when diff_type = 'modified' then 'both'
+        when diff_type = 'added' then 'target'
+        else 'source'
+      end as side,
+      if(diff_type = 'modified', __td_changed, cast(array() as array<string>)) as changed_columns
       {%- for c in spec['columns'] %},
-      __td_s{{ loop.index }}, __td_t{{ loop.index }}
+      if(diff_type = 'duplicate_key', __td_sraw{{ loop.index }}, __td_s{{ loop.index }}) as __td_s{{ loop.index }},
+      if(diff_type = 'duplicate_key', __td_traw{{ loop.index }}, __td_t{{ loop.index }}) as __td_t{{ loop.index }}
       {%- endfor %}
-    from td_joined
-    where not (__td_in_source and __td_in_target) or size(__td_changed) > 0
-    {% for side in ['source', 'target'] %}
-    union all
-    select
-      {%- for k in spec['key'] %}
-      __td_key{{ loop.index }},
-      {%- endfor %}
-      'duplicate_key' as diff_type,
-      '{{ side }}' as side,
-      cast(array() as array<string>) as changed_columns
-      {%- for c in spec['columns'] %},
-      {{ '__td_raw' ~ loop.index if side == 'source' else 'cast(null as ' ~ c['source_type'] ~ ')' }},
-      {{ '__td_raw' ~ loop.index if side == 'target' else 'cast(null as ' ~ c['target_type'] ~ ')' }}
-      {%- endfor %}
-    from {{ side }}_in as s
-    left semi join td_dup_keys as d on s.__td_k <=> d.__td_k
-    {% endfor %}
+    from td_classified
+    where diff_type != 'modified' or size(__td_changed) > 0
   )
 {% endmacro %}
 

@@ -17,11 +17,11 @@
 
 
 {% macro default__row_count_difference(source, target, table_filter, tolerance, tolerance_pct) %}
-  {%- set where = ('where (' ~ table_filter ~ ')') if table_filter else '' -%}
+  {%- set where = ('where true and (' ~ table_filter ~ ')') if table_filter else '' -%}
   with counts as (
     select
-      (select count(*) from {{ source }} as __td_rel {{ where }}) as source_rows,
-      (select count(*) from {{ target }} as __td_rel {{ where }}) as target_rows
+      (select count(*) from {{ source }} {{ where }}) as source_rows,
+      (select count(*) from {{ target }} {{ where }}) as target_rows
   )
   select source_rows, target_rows, target_rows - source_rows as difference
   from counts

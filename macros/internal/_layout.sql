@@ -73,9 +73,9 @@
 
 {% macro _where(spec) %}
   {#-
-    Use after an aliased relation, and as `where true and (...)`: Spark parses `from t where (flag)`
-    as the alias `where` with column list (flag), so a one-identifier filter errors, or on a
-    one-column table is silently dropped. Either guard alone avoids it.
+    Always `where true and (...)`: with ANSI off Spark parses `from t where (flag)` as the alias
+    `where` with column list (flag), so a filter errors, or on a one-column table is silently
+    dropped. The leading `true` keeps the parser on the where clause.
   -#}
   {{ return(('where true and (' ~ spec['table_filter'] ~ ')') if spec['table_filter'] else '') }}
 {% endmacro %}
@@ -88,7 +88,7 @@
   -#}
   {%- set k = table_diff._key_expr(spec, side) -%}
   select {{ k }} as k
-  from {{ relation }} as __td_rel
+  from {{ relation }}
   where true and ({{ spec['table_filter'] if spec['table_filter'] else 'true' }})
   {%- if layout['sample_fraction'] < 1 %}
     and pmod(xxhash64('table_diff:sample', {{ k }}), 1000000) < {{ [(layout['sample_fraction'] * 1000000) | round(0, 'ceil') | int, 1] | max }}

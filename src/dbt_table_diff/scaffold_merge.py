@@ -190,6 +190,15 @@ models:
       One row per changed key of merge {n}: merge_status (ours_only, theirs_only, convergent,
       cell_merged, conflict), conflict_type, and ours_changed / theirs_changed (columns changed
       from base, table order; all columns for an insert or a delete).
+    data_tests:
+      # Fails (as a warning; set severity: error to fail the build) on every conflicting key and
+      # every schema conflict of the merge.
+      - table_diff.no_merge_conflicts:
+          name: {n}__no_merge_conflicts
+          arguments:
+            merge_schema: ref('{n}__merge_schema')
+          config:
+            severity: warn
     columns:
       - name: merge_status
         description: ours_only, theirs_only, convergent, cell_merged or conflict.

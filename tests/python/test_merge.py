@@ -180,7 +180,7 @@ def hand_built(merge_project):
         _sql_table(project, f"hand_{side}", "id int, a string, b int", _hand_rows(i))
     _composite_tables(project)
     tables = [f"{n}_{s}" for n in ("hand", "comp") for s in ("base", "ours", "theirs")]
-    _build(
+    project.hand_run = _build(
         project,
         [
             _opts("hand", leaf_count=64, constraints=("b is null or b != 90", "a != 'o'")),
@@ -530,3 +530,12 @@ def test_candidates_read_each_side_twice(hand_built):
     scans = [line for line in plan.splitlines() if "FileScan parquet" in line]
     for side in ("hand_base", "hand_ours", "hand_theirs"):
         assert sum(f".{side}[" in s for s in scans) == 2, plan
+
+
+def test_no_merge_conflicts_generic_test(hand_built):
+    """Scaffolded merges carry table_diff.no_merge_conflicts (severity warn): one failing row per
+    conflicting key, none for a clean merge."""
+    run = hand_built.hand_run
+    assert run.status("hand__no_merge_conflicts") == "warn", run.describe()
+    assert run.node("hand__no_merge_conflicts").failures == 6
+    assert run.status("comp__no_merge_conflicts") == "pass", run.describe()

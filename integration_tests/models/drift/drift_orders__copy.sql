@@ -1,2 +1,2 @@
 -- An exact replica.
-select * from {{ ref('drift_orders') }}
+select order_id, customer, amount, status, updated_at from {{ ref('drift_orders') }}
