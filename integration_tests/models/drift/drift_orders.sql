@@ -5,4 +5,4 @@ select
   if(id % 5 = 0, null, cast(id * 1.25 as decimal(12, 2))) as amount,
   if(id % 3 = 0, 'shipped', 'pending') as status,
   timestamp_seconds(1767225600 + id * 3600) as updated_at
-from range(1, 41) as r(id)
+from range(1, 41)
