@@ -268,8 +268,8 @@ models:
 """
 
 
-def write_pair(opts: PairOptions, directory: Path, *, force: bool = False) -> list[Path]:
-    files = render_pair(opts)
+def write_files(files: dict[str, str], directory: Path, *, force: bool = False) -> list[Path]:
+    """Write ``files`` (name -> content) into ``directory``; refuse to overwrite unless forced."""
     directory = Path(directory)
     existing = [directory / f for f in files if (directory / f).exists()]
     if existing and not force:
@@ -282,3 +282,8 @@ def write_pair(opts: PairOptions, directory: Path, *, force: bool = False) -> li
         path.write_text(content, encoding="utf-8")
         written.append(path)
     return written
+
+
+def write_pair(opts: PairOptions, directory: Path, *, force: bool = False) -> list[Path]:
+    """Write the pair's files into ``directory``; refuse to overwrite unless ``force``."""
+    return write_files(render_pair(opts), directory, force=force)

@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dbt_table_diff.scaffold import _NAME, _RELATION_EXPR, ScaffoldError, jinja_literal
+from dbt_table_diff.scaffold import (
+    _NAME,
+    _RELATION_EXPR,
+    ScaffoldError,
+    jinja_literal,
+    write_files,
+)
 
 ON_SCHEMA_CONFLICT = ("error", "report")
 
@@ -222,16 +228,4 @@ models:
 
 def write_merge(opts: MergeOptions, directory: Path, *, force: bool = False) -> list[Path]:
     """Write the merge's files into ``directory``; refuse to overwrite unless ``force``."""
-    files = render_merge(opts)
-    directory = Path(directory)
-    existing = [directory / f for f in files if (directory / f).exists()]
-    if existing and not force:
-        names = ", ".join(str(p) for p in existing)
-        raise ScaffoldError(f"refusing to overwrite {names}. Pass --force to replace them.")
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, content in files.items():
-        path = directory / name
-        path.write_text(content, encoding="utf-8")
-        written.append(path)
-    return written
+    return write_files(render_merge(opts), directory, force=force)
