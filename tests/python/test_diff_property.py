@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -130,17 +129,28 @@ def _force_ansi(monkeypatch, enabled: bool) -> None:
     monkeypatch.setattr(SparkCredentials, "__post_init__", post_init)
 
 
-def _run_batch(project, batch: list[Case]) -> None:
-    spark = project.spark
+def _build_pairs(project, pairs: list[PairOptions], tables: list[str]):
+    """Scaffold ``pairs`` into models/pairs (replacing earlier ones), declare ``tables`` as the
+    source ``gen`` in the project's schema, and build them with one in-process dbt run."""
     pairs_dir = project.root / "models" / "pairs"
     shutil.rmtree(pairs_dir, ignore_errors=True)
-    sources = []
+    for opts in pairs:
+        write_pair(opts, pairs_dir)
+    (pairs_dir / "_gen__sources.yml").write_text(
+        f"version: 2\nsources:\n  - name: gen\n    schema: {project.schema}\n    tables:\n"
+        + "".join(f"      - name: {t}\n" for t in tables)
+    )
+    return project.run("build", "--select", "pairs", "ansi_probe").assert_success()
+
+
+def _run_batch(project, batch: list[Case]) -> None:
+    pairs, tables = [], []
     for i, case in enumerate(batch):
         spec = case.pair.spec
         for side, rows in (("source", case.pair.source), ("target", case.pair.target)):
-            write_table(spark, spec, rows, f"`{project.schema}`.`p{i}_{side}`")
-            sources.append(f"      - name: p{i}_{side}")
-        write_pair(
+            write_table(project.spark, spec, rows, f"`{project.schema}`.`p{i}_{side}`")
+            tables.append(f"p{i}_{side}")
+        pairs.append(
             PairOptions(
                 name=f"p{i}",
                 source=f"source('gen', 'p{i}_source')",
@@ -156,18 +166,9 @@ def _run_batch(project, batch: list[Case]) -> None:
                 compare_unit_size=case.compare_unit_size,
                 max_depth=case.max_depth,
                 normalize=case.normalize,
-            ),
-            pairs_dir,
+            )
         )
-    (pairs_dir / "_gen__sources.yml").write_text(
-        "version: 2\nsources:\n  - name: gen\n    schema: "
-        + project.schema
-        + "\n    tables:\n"
-        + "\n".join(sources)
-        + "\n"
-    )
-    run = project.run("build", "--select", "pairs", "ansi_probe")
-    run.assert_success()
+    _build_pairs(project, pairs, tables)
 
 
 def _check_batch(project, batch: list[Case], ansi: bool) -> None:
@@ -265,26 +266,22 @@ def test_recursion_really_splits(diff_project, dbt_project_factory):
         "cast(id * 1.5 as double) as d "
         "from range(300) where id != 123 union all select 1000 as id, 'new', 0.0"
     )
-    pairs_dir = diff_project.root / "models" / "pairs"
-    shutil.rmtree(pairs_dir, ignore_errors=True)
-    write_pair(
-        PairOptions(
-            name="rec",
-            source="source('gen', 'rec_source')",
-            target="source('gen', 'rec_target')",
-            primary_key=("id",),
-            block_count=1,
-            split_factor=2,
-            compare_unit_size=10,
-            max_depth=4,
-        ),
-        pairs_dir,
+    _build_pairs(
+        diff_project,
+        [
+            PairOptions(
+                name="rec",
+                source="source('gen', 'rec_source')",
+                target="source('gen', 'rec_target')",
+                primary_key=("id",),
+                block_count=1,
+                split_factor=2,
+                compare_unit_size=10,
+                max_depth=4,
+            )
+        ],
+        ["rec_source", "rec_target"],
     )
-    Path(pairs_dir / "_gen__sources.yml").write_text(
-        f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
-        "      - name: rec_source\n      - name: rec_target\n"
-    )
-    diff_project.run("build", "--select", "pairs").assert_success()
     units = spark.table(diff_project.relation("rec__block_split")).collect()
     assert max(u["level"] for u in units) >= 3, units
     # only the units around the changes are fetched: far fewer rows than the tables hold
@@ -320,25 +317,21 @@ def test_fingerprint_sums_survive_64_bit_overflow(diff_project, monkeypatch, ans
             f"create table `{schema}`.{name} using parquet as select id, {changed} as v "
             "from (select id, concat('value-', id) as v from range(4000))"
         )
-    pairs_dir = diff_project.root / "models" / "pairs"
-    shutil.rmtree(pairs_dir, ignore_errors=True)
-    write_pair(
-        PairOptions(
-            name="ovf",
-            source="source('gen', 'ovf_source')",
-            target="source('gen', 'ovf_target')",
-            primary_key=("id",),
-            block_count=1,
-            max_depth=0,
-            compare_unit_size=100000,
-        ),
-        pairs_dir,
+    _build_pairs(
+        diff_project,
+        [
+            PairOptions(
+                name="ovf",
+                source="source('gen', 'ovf_source')",
+                target="source('gen', 'ovf_target')",
+                primary_key=("id",),
+                block_count=1,
+                max_depth=0,
+                compare_unit_size=100000,
+            )
+        ],
+        ["ovf_source", "ovf_target"],
     )
-    Path(pairs_dir / "_gen__sources.yml").write_text(
-        f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
-        "      - name: ovf_source\n      - name: ovf_target\n"
-    )
-    diff_project.run("build", "--select", "pairs", "ansi_probe").assert_success()
     assert diff_project.rows("ansi_probe") == [("true",)]
 
     # Spec v1 fingerprint of a row with no NULLs: xxhash64(salt, mask=0, id, v).
