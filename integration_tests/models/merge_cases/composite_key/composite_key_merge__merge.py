@@ -1,0 +1,8 @@
+"""table_diff merge 'composite_key_merge': one row per changed key (written by `table-diff scaffold merge`)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_table_diff import merge
+
+    return merge.merge_rows(session, dbt.ref("composite_key_merge__merge_candidates"))

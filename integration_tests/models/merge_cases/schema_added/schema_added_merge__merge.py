@@ -1,0 +1,8 @@
+"""table_diff merge 'schema_added_merge': one row per changed key (written by `table-diff scaffold merge`)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_table_diff import merge
+
+    return merge.merge_rows(session, dbt.ref("schema_added_merge__merge_candidates"))

@@ -1,0 +1,10 @@
+-- table_diff merge 'schema_added_merge', written by `table-diff scaffold merge`.
+{{ config(materialized='table') }}
+-- Options of the merge live here and in the schema model (keep them in step).
+{{ table_diff.merge_candidates(
+    base=ref('schema_added__base'),
+    ours=ref('schema_added__ours'),
+    theirs=ref('schema_added__theirs'),
+    primary_key=['id'],
+    on_schema_conflict='error'
+) }}

@@ -1,0 +1,14 @@
+"""table_diff merge 'schema_converge_merge': one-row summary (written by `table-diff scaffold merge`)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_table_diff import merge
+
+    return merge.merge_summary(
+        session,
+        dbt.ref("schema_converge_merge__merge_candidates"),
+        schema=dbt.ref("schema_converge_merge__merge_schema"),
+        violations=dbt.ref("schema_converge_merge__merge_violations"),
+        constraints=[],
+    )

@@ -1,0 +1,8 @@
+"""table_diff merge 'semantics_merge': one row per changed key (written by `table-diff scaffold merge`)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_table_diff import merge
+
+    return merge.merge_rows(session, dbt.ref("semantics_merge__merge_candidates"))

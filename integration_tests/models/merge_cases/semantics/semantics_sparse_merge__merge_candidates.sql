@@ -1,0 +1,11 @@
+-- table_diff merge 'semantics_sparse_merge', written by `table-diff scaffold merge`.
+{{ config(materialized='table') }}
+-- Options of the merge live here and in the schema model (keep them in step).
+{{ table_diff.merge_candidates(
+    base=ref('semantics__base'),
+    ours=ref('semantics__ours'),
+    theirs=ref('semantics__theirs'),
+    primary_key=['id'],
+    leaf_count=64,
+    on_schema_conflict='error'
+) }}

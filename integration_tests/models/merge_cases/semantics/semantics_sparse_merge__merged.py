@@ -1,0 +1,14 @@
+"""table_diff merge 'semantics_sparse_merge': the merged table (written by `table-diff scaffold merge`)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_table_diff import merge
+
+    return merge.merged_rows(
+        session,
+        dbt.ref("semantics_sparse_merge__merge_candidates"),
+        dbt.ref('semantics__ours'),
+        schema=dbt.ref("semantics_sparse_merge__merge_schema"),
+        table_filter=None,
+    )
