@@ -243,7 +243,7 @@
       {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
     from (
       select *, {{ table_diff._key_expr(spec, side) }} as __td_k
-      from {{ relations[side] }} as __td_rel
+      from {{ relations[side] }}
       {{ table_diff._where(spec) }}
     ) as r
   ),
@@ -276,7 +276,7 @@
       The rows of changed leaves, all sides in one union filtered by ONE inner join (a semi join
       would be pushed into each union branch, repeating the signature subquery per side).
     -#}
-    select /*+ BROADCAST(d) */ u.*
+    select /*+ broadcast(d) */ u.*
     from (
       {% for side in sides %}
       select
