@@ -14,6 +14,9 @@ Models (NAME = the merge's prefix):
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,9 +81,44 @@ def validate_merge(opts: MergeOptions) -> None:
             )
 
 
+# The Python model files are written as ruff would format them (double quotes, lines <= 100
+# characters), so a project that lints its models with ruff accepts them as generated.
+_LINE_LENGTH = 100
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def _py_str(value: str) -> str:
+    """A Python string literal, double-quoted unless that needs more escapes (ruff's choice)."""
+    if '"' in value and "'" not in value:
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid Python literal
+
+
+def _py_list_arg(indent: int, prefix: str, values: Sequence[str]) -> str:
+    """An argument line ``prefix[values],``; one value per line when it would not fit."""
+    pad = " " * indent
+    line = f"{pad}{prefix}[{', '.join(_py_str(v) for v in values)}],"
+    if len(line) <= _LINE_LENGTH or not values:
+        return line + "\n"
+    inner = "".join(f"{pad}    {_py_str(v)},\n" for v in values)
+    return f"{pad}{prefix}[\n{inner}{pad}],\n"
+
+
+def _py_args(indent: int, head: str, args: Sequence[str], tail: str = "") -> str:
+    """``head(args)tail`` on one line when it fits, else one argument per line (trailing comma)."""
+    pad = " " * indent
+    line = f"{pad}{head}({', '.join(args)}){tail}"
+    if len(line) <= _LINE_LENGTH:
+        return line + "\n"
+    inner = "".join(f"{pad}    {a},\n" for a in args)
+    return f"{pad}{head}(\n{inner}{pad}){tail}\n"
+
+
 def _python_relation(expr: str) -> str:
-    """``ref('x')`` / ``source('a', 'b')`` as the Python model's ``dbt.ref(...)`` call."""
-    return "dbt." + expr.strip()
+    """``ref('x')`` / ``source('a', 'b')`` as the Python model's ``dbt.ref("x")`` call."""
+    kind = expr.strip().split("(", 1)[0].strip()
+    names = [m.group(1) if m.group(1) is not None else m.group(2) for m in _QUOTED.finditer(expr)]
+    return f"dbt.{kind}({', '.join(_py_str(n) for n in names)})"
 
 
 def render_merge(opts: MergeOptions) -> dict[str, str]:
@@ -117,7 +155,8 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
 
     def py(doc: str, body: str) -> str:
         return (
-            f'"""table_diff merge \'{n}\': {doc} (written by `table-diff scaffold merge`)."""\n\n\n'
+            f'"""table_diff merge \'{n}\', written by `table-diff scaffold merge`.\n\n'
+            f'{doc}.\n"""\n\n\n'
             "def model(dbt, session):\n"
             '    dbt.config(materialized="table")\n'
             "    from dbt_table_diff import merge\n\n"
@@ -125,41 +164,46 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
         )
 
     cand = f'dbt.ref("{n}__merge_candidates")'
+    table_filter = "None" if opts.table_filter is None else _py_str(opts.table_filter)
     files = {
         f"{n}__merge_schema.sql": header + call("merge_schema_table", schema_kwargs),
         f"{n}__merge_candidates.sql": header
         + "-- Options of the merge live here and in the schema model (keep them in step).\n"
         + call("merge_candidates", cand_kwargs),
         f"{n}__merge.py": py(
-            "one row per changed key", f"    return merge.merge_rows(session, {cand})\n"
+            "One row per changed key",
+            _py_args(4, "return merge.merge_rows", ["session", cand]),
         ),
         f"{n}__merged.py": py(
-            "the merged table",
+            "The merged table",
             "    return merge.merged_rows(\n"
             f"        session,\n        {cand},\n        {_python_relation(opts.ours)},\n"
             f'        schema=dbt.ref("{n}__merge_schema"),\n'
-            f"        table_filter={opts.table_filter!r},\n    )\n",
+            f"        table_filter={table_filter},\n    )\n",
         ),
         f"{n}__merge_violations.py": py(
-            "constraint and key violations of the merged table",
+            "Constraint and key violations of the merged table",
             "    return merge.constraint_violations(\n"
             f'        session,\n        dbt.ref("{n}__merged"),\n'
-            f"        {list(opts.primary_key)!r},\n        {list(opts.constraints)!r},\n    )\n",
+            + _py_list_arg(8, "", opts.primary_key)
+            + _py_list_arg(8, "", opts.constraints)
+            + "    )\n",
         ),
         f"{n}__merge_summary.py": py(
-            "one-row summary",
+            "One-row summary",
             "    return merge.merge_summary(\n"
             f"        session,\n        {cand},\n"
             f'        schema=dbt.ref("{n}__merge_schema"),\n'
             f'        violations=dbt.ref("{n}__merge_violations"),\n'
-            f"        constraints={list(opts.constraints)!r},\n    )\n",
+            + _py_list_arg(8, "constraints=", opts.constraints)
+            + "    )\n",
         ),
         f"_{n}__merge_models.yml": _properties_yml(opts),
     }
     if opts.materialize_conflicts:
         files[f"{n}__conflicts.py"] = py(
-            "conflicting keys with every side's values",
-            f"    return merge.conflict_rows(session, {cand})\n",
+            "Conflicting keys with every side's values",
+            _py_args(4, "return merge.conflict_rows", ["session", cand]),
         )
     return files
 
