@@ -1,4 +1,7 @@
-"""table_diff merge 'composite_key_merge': one row per changed key (written by `table-diff scaffold merge`)."""
+"""table_diff merge 'composite_key_merge', written by `table-diff scaffold merge`.
+
+One row per changed key.
+"""
 
 
 def model(dbt, session):

@@ -1,4 +1,7 @@
-"""table_diff merge 'composite_key_merge': constraint and key violations of the merged table (written by `table-diff scaffold merge`)."""
+"""table_diff merge 'composite_key_merge', written by `table-diff scaffold merge`.
+
+Constraint and key violations of the merged table.
+"""
 
 
 def model(dbt, session):
@@ -8,6 +11,6 @@ def model(dbt, session):
     return merge.constraint_violations(
         session,
         dbt.ref("composite_key_merge__merged"),
-        ['k_str', 'k_int'],
+        ["k_str", "k_int"],
         [],
     )

@@ -1,4 +1,7 @@
-"""table_diff merge 'schema_added_merge': conflicting keys with every side's values (written by `table-diff scaffold merge`)."""
+"""table_diff merge 'schema_added_merge', written by `table-diff scaffold merge`.
+
+Conflicting keys with every side's values.
+"""
 
 
 def model(dbt, session):

@@ -1,4 +1,7 @@
-"""table_diff merge 'schema_conflict_merge': one-row summary (written by `table-diff scaffold merge`)."""
+"""table_diff merge 'schema_conflict_merge', written by `table-diff scaffold merge`.
+
+One-row summary.
+"""
 
 
 def model(dbt, session):

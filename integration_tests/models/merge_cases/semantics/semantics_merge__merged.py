@@ -1,4 +1,7 @@
-"""table_diff merge 'semantics_merge': the merged table (written by `table-diff scaffold merge`)."""
+"""table_diff merge 'semantics_merge', written by `table-diff scaffold merge`.
+
+The merged table.
+"""
 
 
 def model(dbt, session):
@@ -8,7 +11,7 @@ def model(dbt, session):
     return merge.merged_rows(
         session,
         dbt.ref("semantics_merge__merge_candidates"),
-        dbt.ref('semantics__ours'),
+        dbt.ref("semantics__ours"),
         schema=dbt.ref("semantics_merge__merge_schema"),
         table_filter=None,
     )

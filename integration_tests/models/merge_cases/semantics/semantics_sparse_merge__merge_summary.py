@@ -1,4 +1,7 @@
-"""table_diff merge 'semantics_sparse_merge': one-row summary (written by `table-diff scaffold merge`)."""
+"""table_diff merge 'semantics_sparse_merge', written by `table-diff scaffold merge`.
+
+One-row summary.
+"""
 
 
 def model(dbt, session):
@@ -10,5 +13,5 @@ def model(dbt, session):
         dbt.ref("semantics_sparse_merge__merge_candidates"),
         schema=dbt.ref("semantics_sparse_merge__merge_schema"),
         violations=dbt.ref("semantics_sparse_merge__merge_violations"),
-        constraints=['qty >= 0'],
+        constraints=["qty >= 0"],
     )

@@ -1,4 +1,7 @@
-"""table_diff merge 'semantics_sparse_merge': constraint and key violations of the merged table (written by `table-diff scaffold merge`)."""
+"""table_diff merge 'semantics_sparse_merge', written by `table-diff scaffold merge`.
+
+Constraint and key violations of the merged table.
+"""
 
 
 def model(dbt, session):
@@ -8,6 +11,6 @@ def model(dbt, session):
     return merge.constraint_violations(
         session,
         dbt.ref("semantics_sparse_merge__merged"),
-        ['id'],
-        ['qty >= 0'],
+        ["id"],
+        ["qty >= 0"],
     )
