@@ -119,7 +119,16 @@ CASES = (
         "duplicates__target",
         ("id",),
         "duplicates__expected",
-        ("--block-count", "3", "--split-factor", "2", "--compare-unit-size", "1"),
+        # Key 5 holds the same two rows on both sides: reported only when every block is checked.
+        (
+            "--block-count",
+            "3",
+            "--split-factor",
+            "2",
+            "--compare-unit-size",
+            "1",
+            "--check-duplicate-keys",
+        ),
     ),
     Case(
         "null_keys",

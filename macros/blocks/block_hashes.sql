@@ -1,6 +1,7 @@
 {#-
   table_diff.block_hashes: the one full pass over each side. Per leaf and side: row count, distinct
-  keys (so duplicate keys are found even where both sides agree), rows with a NULL key component,
+  keys (with check_duplicate_keys, so duplicates are found even where both sides agree; otherwise
+  n_keys = n_rows and the row diff finds duplicates in mismatched blocks), NULL-key rows,
   and the overflow-safe sums of both 64-bit row hashes (high and low 32 bits summed separately:
   exact up to 2^31 rows per leaf, under ANSI on or off). Coarser block signatures are sums of these,
   so the split step needs no further scan.
@@ -38,22 +39,12 @@
 {% macro _block_hashes_ctes(spec, source, target, ranges, leaf_count) %}
   {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures). -#}
   {%- set steps = table_diff._search_steps(leaf_count) if spec['strategy'] == 'range' else 0 -%}
-  td_bounds as (
-    {%- if spec['strategy'] == 'range' %}
-    {{ table_diff._padded_bounds_sql(spec, ranges, steps) }}
-    {%- else %}
-    select 1 as __td_one  {#- hash leaves need no bounds #}
-    {%- endif %}
-  ),
+  {{ table_diff._bounds_ctes(spec, ranges, steps) }},
   {% for side, relation in [('source', source), ('target', target)] %}
-  {%- set leaf = table_diff._leaf_expr(spec, '__td_k', '__td_bounds', leaf_count, steps) %}
   {{ side }}_leafed as (
     select
       r.*,
-      {%- for p in leaf['prelude'] %}
-      {{ p }},
-      {%- endfor %}
-      {{ leaf['expr'] }} as __td_leaf,
+      {{ table_diff._leaf_expr(spec, '__td_k', leaf_count, steps) }} as __td_leaf,
       {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
       {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
       {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
@@ -70,7 +61,9 @@
       '{{ side }}' as side,
       cast(__td_leaf as int) as leaf_id,
       count(*) as n_rows,
-      count(distinct named_struct('k', __td_k)) as n_keys,
+      {#- Distinct keys cost a shuffle of every key: only when asked. Otherwise duplicates are
+          found by the row diff, in the blocks whose signatures differ. -#}
+      {{ "count(distinct named_struct('k', __td_k))" if spec.get('check_duplicate_keys') else 'count(*)' }} as n_keys,
       count_if({{ table_diff._null_key_expr(spec) }}) as n_null_key_rows,
       sum(shiftright(__td_h1, 32)) as h1_hi,
       sum(__td_h1 & 4294967295) as h1_lo,

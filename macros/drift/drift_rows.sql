@@ -8,13 +8,13 @@
 -#}
 {% macro drift_rows(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy='hash', block_count=none, block_size=none, normalize=none,
-                    max_diff_rows=none, arg_names=none) %}
+                    max_diff_rows=none, check_duplicate_keys=none, arg_names=none) %}
   {% set names = {'macro': 'drift_rows', 'source': 'source', 'target': 'target'} %}
   {% do names.update(arg_names or {}) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
   {% do table_diff._require_relation(names['macro'], names['target'], target) %}
   {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,
-      strategy, block_count, block_size, none, none, none, max_diff_rows, normalize) %}
+      strategy, block_count, block_size, none, none, none, max_diff_rows, normalize, check_duplicate_keys) %}
   {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names)) }}
 {% endmacro %}
 

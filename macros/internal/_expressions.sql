@@ -64,26 +64,35 @@
 {% endmacro %}
 
 
-{% macro _leaf_expr(spec, key_sql, bounds_sql, leaf_count, search_steps) %}
+{% macro _leaf_expr(spec, key_sql, leaf_count, search_steps) %}
   {#-
-    Leaf (finest block) of a row, computed from its key alone so both sides agree.
+    Leaf (finest block) of a row, from its key alone so both sides agree. NULL keys go to leaf 0.
     hash : pmod(xxhash64(salt, key), leaf_count).
-    range: number of sorted bounds <= key, by a branchless binary search over `bounds_sql`
-           (an array padded to 2^steps - 1 elements with its last bound): O(log B) comparisons,
-           no range join. Returns an expression; `search_steps` lateral aliases precede it.
+    range: the number of sorted bounds <= key: a binary search of `search_steps` halvings over
+           `__td_bounds` (the bounds padded to 2^steps - 1 elements, one row of the CTE
+           `td_bounds`, joined once) written as ONE `aggregate` expression: O(log B), no range
+           join, and no chain of lateral aliases (each step reads the previous one twice, so an
+           optimizer that inlines such a chain builds an expression of 2^steps terms).
   -#}
   {%- if spec['strategy'] == 'hash' -%}
-    {{ return({'prelude': [], 'expr': "pmod(xxhash64('table_diff:leaf', " ~ key_sql ~ "), " ~ leaf_count ~ ")"}) }}
+    {{ return("pmod(xxhash64('table_diff:leaf', " ~ key_sql ~ "), " ~ leaf_count ~ ")") }}
   {%- endif -%}
-  {%- set prelude = [] -%}
-  {%- set ns = namespace(prev='0') -%}
-  {%- for i in range(search_steps) -%}
-    {%- set step = 2 ** (search_steps - 1 - i) -%}
-    {%- do prelude.append(ns.prev ~ " + case when element_at(" ~ bounds_sql ~ ", " ~ ns.prev ~ " + " ~ step ~ ") <= " ~ key_sql
-        ~ " then " ~ step ~ " else 0 end as __td_p" ~ i) -%}
-    {%- set ns.prev = '__td_p' ~ i -%}
-  {%- endfor -%}
-  {{ return({'prelude': prelude, 'expr': 'least(' ~ ns.prev ~ ', ' ~ leaf_count ~ ' - 1)'}) }}
+  {%- if search_steps == 0 -%}{{ return('0') }}{%- endif -%}
+  {%- set top = 2 ** (search_steps - 1) -%}
+  {{ return("least(aggregate(sequence(0, " ~ (search_steps - 1) ~ "), 0, (p, i) -> p + if(element_at(__td_bounds, p + shiftright("
+      ~ top ~ ", i)) <= " ~ key_sql ~ ", shiftright(" ~ top ~ ", i), 0)), " ~ (leaf_count - 1) ~ ")") }}
+{% endmacro %}
+
+
+{% macro _bounds_ctes(spec, ranges_relation, search_steps) %}
+  {#- The CTE `td_bounds`: one row, the padded bounds array (range) or a placeholder (hash). -#}
+  td_bounds as (
+    {%- if spec['strategy'] == 'range' %}
+    {{ table_diff._padded_bounds_sql(spec, ranges_relation, search_steps) }}
+    {%- else %}
+    select 1 as __td_one  {#- hash leaves need no bounds #}
+    {%- endif %}
+  )
 {% endmacro %}
 
 

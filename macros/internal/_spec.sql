@@ -15,7 +15,7 @@
 
 {% macro _check_options(macro_name, primary_key, columns, exclude_columns, table_filter, strategy,
                         block_count, block_size, split_factor, compare_unit_size, max_depth,
-                        max_diff_rows, normalize) %}
+                        max_diff_rows, normalize, check_duplicate_keys=none) %}
   {#- Argument checks that need no warehouse: run at parse and compile time alike. -#}
   {% set d = table_diff._diff_defaults() %}
   {% set key = table_diff._as_name_list(macro_name, 'primary_key', primary_key) %}
@@ -49,7 +49,12 @@
       'max_depth': d['max_depth'] if max_depth is none else table_diff._positive_int_or_none(macro_name, 'max_depth', max_depth, 0),
       'max_diff_rows': table_diff._positive_int_or_none(macro_name, 'max_diff_rows', max_diff_rows) or d['max_diff_rows'],
       'normalize': normalize if normalize is not none else {},
+      'check_duplicate_keys': check_duplicate_keys if check_duplicate_keys is not none else false,
   } %}
+  {% if opts['check_duplicate_keys'] is not boolean %}
+    {{ table_diff._fail(macro_name, 'check_duplicate_keys', check_duplicate_keys, "true or false",
+        "Write check_duplicate_keys=true to count duplicate keys in every block (one more shuffle), or leave it out.") }}
+  {% endif %}
   {% if opts['normalize'] is not mapping %}
     {{ table_diff._fail(macro_name, 'normalize', normalize, "a mapping of column name to rules",
         "Write it as normalize={'amount': {'round': 2}, 'name': {'trim': true, 'lower': true}}.") }}
@@ -187,6 +192,7 @@
       'block_count': opts['block_count'], 'block_size': opts['block_size'],
       'split_factor': opts['split_factor'], 'compare_unit_size': opts['compare_unit_size'],
       'max_depth': opts['max_depth'], 'max_diff_rows': opts['max_diff_rows'],
+      'check_duplicate_keys': opts.get('check_duplicate_keys', false),
   } %}
   {{ return(spec) }}
 {% endmacro %}

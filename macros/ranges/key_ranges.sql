@@ -7,11 +7,13 @@
 -#}
 {% macro key_ranges(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy=none, block_count=none, block_size=none, split_factor=none,
-                    compare_unit_size=none, max_depth=none, max_diff_rows=none, normalize=none) %}
+                    compare_unit_size=none, max_depth=none, max_diff_rows=none, normalize=none,
+                    check_duplicate_keys=none) %}
   {% do table_diff._require_relation('key_ranges', 'source', source) %}
   {% do table_diff._require_relation('key_ranges', 'target', target) %}
   {% set opts = table_diff._check_options('key_ranges', primary_key, columns, exclude_columns, table_filter,
-      strategy, block_count, block_size, split_factor, compare_unit_size, max_depth, max_diff_rows, normalize) %}
+      strategy, block_count, block_size, split_factor, compare_unit_size, max_depth, max_diff_rows, normalize,
+      check_duplicate_keys) %}
   {{ return(adapter.dispatch('key_ranges', 'table_diff')(source, target, opts)) }}
 {% endmacro %}
 

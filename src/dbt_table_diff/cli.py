@@ -40,6 +40,12 @@ def _add_scaffold(sub) -> None:
     pair.add_argument("--max-depth", type=int)
     pair.add_argument("--max-diff-rows", type=int)
     pair.add_argument(
+        "--check-duplicate-keys",
+        action="store_true",
+        default=None,
+        help="count duplicate keys in every block, not only where the sides differ",
+    )
+    pair.add_argument(
         "--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable"
     )
     pair.add_argument(
@@ -81,6 +87,7 @@ def _scaffold_pair(args) -> int:
         compare_unit_size=args.compare_unit_size,
         max_depth=args.max_depth,
         max_diff_rows=args.max_diff_rows,
+        check_duplicate_keys=args.check_duplicate_keys,
         normalize=parse_normalize(args.normalize),
     )
     for path in write_pair(opts, Path(args.dir), force=args.force):

@@ -43,6 +43,7 @@ class PairOptions:
     max_depth: int | None = None
     max_diff_rows: int | None = None
     normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
+    check_duplicate_keys: bool | None = None
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -149,6 +150,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         "max_depth": opts.max_depth,
         "max_diff_rows": opts.max_diff_rows,
         "normalize": opts.normalize or None,
+        "check_duplicate_keys": opts.check_duplicate_keys,
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)

@@ -292,6 +292,15 @@ class TwoWayDiff:
     # duplicated on one side contributes its single row on the other side too.
     duplicate_key_rows_source: int = 0
     duplicate_key_rows_target: int = 0
+    # Duplicate keys whose rows are the same multiset on both sides (after normalisation): without
+    # check_duplicate_keys such a key is reported only if something else in its block differs.
+    symmetric_duplicate_keys: frozenset = frozenset()
+
+    @property
+    def is_clean_without_duplicate_check(self) -> bool:
+        """True when the pair must be reported identical without check_duplicate_keys."""
+        asymmetric = self.duplicate_keys - self.symmetric_duplicate_keys
+        return not (self.added or self.deleted or self.modified or asymmetric)
 
     @property
     def is_clean(self) -> bool:
@@ -403,14 +412,26 @@ def brute_force_diff(
             raw_key.setdefault(ck, k)
             groups.setdefault(ck, []).append(r)
 
-    added, deleted, dups = set(), set(), set()
+    added, deleted, dups, symmetric = set(), set(), set(), set()
     modified: dict[tuple, tuple] = {}
+
+    def row_bag(rows: list[Mapping]) -> Counter:
+        return Counter(
+            tuple(
+                canonical_value(normalise_value(r[c], normalize.get(c), spark_type=types.get(c)))
+                for c in columns
+            )
+            for r in rows
+        )
+
     dup_rows_s = dup_rows_t = 0
     for ck, k in raw_key.items():
         rs = groups_s.get(ck, [])
         rt = groups_t.get(ck, [])
         if len(rs) > 1 or len(rt) > 1:
             dups.add(k)
+            if row_bag(rs) == row_bag(rt):
+                symmetric.add(k)
             dup_rows_s += len(rs)
             dup_rows_t += len(rt)
         elif not rt:
@@ -441,6 +462,7 @@ def brute_force_diff(
         rows_target=len(tgt),
         duplicate_key_rows_source=dup_rows_s,
         duplicate_key_rows_target=dup_rows_t,
+        symmetric_duplicate_keys=frozenset(symmetric),
     )
 
 

@@ -7,5 +7,6 @@
     primary_key=['id'],
     block_count=3,
     split_factor=2,
-    compare_unit_size=1
+    compare_unit_size=1,
+    check_duplicate_keys=true
 ) }}
