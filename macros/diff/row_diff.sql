@@ -50,99 +50,112 @@
 {% macro _row_diff_ctes(spec, leaves_cte) %}
   {#-
     Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
-    Both sides' rows of the selected leaves are unioned (one scan each) and one window partitioned
-    by the key does the work of a null-safe full outer join: per-side row counts (duplicates) and
-    each side's values next to each other. One shuffle, and no CTE referenced twice (Spark would
-    plan a CTE again, and scan again, at every reference).
+    Each side's rows of the selected leaves (one scan each; a column's normalised value travels
+    only when it differs from the stored one) get their key's row count and a row number (one
+    window per side, partitioned by the key), then a null-safe full outer join on the key pairs them. Keys stored once on both sides are
+    added / deleted / compared column by column. A key stored more than once on a side is reported
+    row by row (`duplicate_key`): such rows only join a side that holds the key once, so the join
+    never multiplies duplicates, and the single row is emitted once (next to row number 1).
+    One `inline` emits up to three output rows per joined row, so no CTE is read twice.
   -#}
-  {%- set ncol = spec['columns'] | length -%}
-  td_rows as (
-    {% for side in ['source', 'target'] %}
+  {%- set composite = spec['key'] | length > 1 -%}
+  {%- for side in ['source', 'target'] %}
+  td_{{ side }}_rows as (
     select
-      '{{ side }}' as __td_side,
       __td_k,
-      {%- for k in spec['key'] %}
-      {{ table_diff._typed_expr(k, side) }} as __td_key{{ loop.index }},
-      {%- endfor %}
       {%- for c in spec['columns'] %}
-      {{ table_diff._normalised_expr(c, side) }} as __td_v{{ loop.index }},
-      {%- if side == 'source' %}
-      {{ table_diff._col_ref(c['name']) }} as __td_sraw{{ loop.index }},
-      cast(null as {{ c['target_type'] }}) as __td_traw{{ loop.index }},
-      {%- else %}
-      cast(null as {{ c['source_type'] }}) as __td_sraw{{ loop.index }},
-      {{ table_diff._col_ref(c['name']) }} as __td_traw{{ loop.index }},
+      {%- set v = table_diff._normalised_expr(c, side) %}
+      {%- if v != table_diff._col_ref(c['name']) %}
+      {{ v }} as __td_v{{ loop.index }},
       {%- endif %}
+      {{ table_diff._col_ref(c['name']) }} as __td_r{{ loop.index }},
       {%- endfor %}
-      1 as __td_one
+      count(*) over (
+        partition by __td_k order by __td_k rows between unbounded preceding and unbounded following
+      ) as __td_n,
+      row_number() over (partition by __td_k order by __td_k) as __td_rn
     from {{ side }}_leafed
     where __td_leaf in (select leaf_id from {{ leaves_cte }})
-    {{ 'union all' if loop.first }}
-    {% endfor %}
   ),
+  {% endfor %}
 
-  td_paired as (
+  td_joined as (
     select
-      __td_side,
-      {%- for k in spec['key'] %}
-      __td_key{{ loop.index }},
-      {%- endfor %}
-      count_if(__td_side = 'source') over __td_w as __td_ns,
-      count_if(__td_side = 'target') over __td_w as __td_nt
-      {%- for c in spec['columns'] %},
-      __td_sraw{{ loop.index }},
-      __td_traw{{ loop.index }},
-      first(if(__td_side = 'source', __td_v{{ loop.index }}, null), true) over __td_w as __td_sv{{ loop.index }},
-      first(if(__td_side = 'target', __td_v{{ loop.index }}, null), true) over __td_w as __td_tv{{ loop.index }},
-      first(__td_sraw{{ loop.index }}, true) over __td_w as __td_s{{ loop.index }},
-      first(__td_traw{{ loop.index }}, true) over __td_w as __td_t{{ loop.index }}
-      {%- endfor %}
-    from td_rows
-    window __td_w as (partition by __td_k)
-  ),
-
-  td_classified as (
-    select
-      *,
-      case
-        when __td_ns > 1 or __td_nt > 1 then 'duplicate_key'
-        when __td_ns = 0 then 'added'
-        when __td_nt = 0 then 'deleted'
-        else 'modified'
-      end as diff_type,
-      {%- if ncol == 0 %}
-      cast(array() as array<string>) as __td_changed
-      {%- else %}
-      filter(array(
+      coalesce(s.__td_k, t.__td_k) as __td_k,
+      s.__td_n as __td_sn,
+      t.__td_n as __td_tn,
+      s.__td_rn as __td_srn,
+      t.__td_rn as __td_trn,
+      array_compact(array(
         {%- for c in spec['columns'] %}
-        if(__td_sv{{ loop.index }} <=> __td_tv{{ loop.index }}, null, {{ table_diff._sql_string(c['name']) }}){{ ',' if not loop.last }}
+        {%- set sv = 's.__td_' ~ ('v' if table_diff._normalised_expr(c, 'source') != table_diff._col_ref(c['name']) else 'r') ~ loop.index %}
+        {%- set tv = 't.__td_' ~ ('v' if table_diff._normalised_expr(c, 'target') != table_diff._col_ref(c['name']) else 'r') ~ loop.index %}
+        if({{ sv }} <=> {{ tv }}, null, {{ table_diff._sql_string(c['name']) }}),
         {%- endfor %}
-      ), x -> x is not null) as __td_changed
-      {%- endif %}
-    from td_paired
-    {#- every stored row of a duplicated key; otherwise one row per key (the source's if present) #}
-    where __td_ns > 1 or __td_nt > 1 or __td_side = 'source' or __td_ns = 0
+        cast(null as string)
+      )) as __td_changed
+      {%- for c in spec['columns'] %},
+      s.__td_r{{ loop.index }} as __td_s{{ loop.index }},
+      t.__td_r{{ loop.index }} as __td_t{{ loop.index }}
+      {%- endfor %}
+    from td_source_rows as s
+    full outer join td_target_rows as t
+      on s.__td_k <=> t.__td_k and (s.__td_n = 1 or t.__td_n = 1)
+  ),
+
+
+  td_emitted as (
+    select
+      __td_k,
+      inline(array_compact(array(
+        if(
+          coalesce(__td_sn, 0) <= 1 and coalesce(__td_tn, 0) <= 1
+          and (__td_sn is null or __td_tn is null or size(__td_changed) > 0),
+          {{ table_diff._row_diff_out(spec, "case when __td_sn is null then 'added' when __td_tn is null then 'deleted' else 'modified' end",
+                  "case when __td_sn is null then 'target' when __td_tn is null then 'source' else 'both' end",
+                  "if(__td_sn is null or __td_tn is null, cast(array() as array<string>), __td_changed)", true, true) }},
+          null
+        ),
+        if(
+          __td_sn > 1 or (__td_sn = 1 and __td_tn > 1 and __td_trn = 1),
+          {{ table_diff._row_diff_out(spec, "'duplicate_key'", "'source'", "cast(array() as array<string>)", true, false) }},
+          null
+        ),
+        if(
+          __td_tn > 1 or (__td_tn = 1 and __td_sn > 1 and __td_srn = 1),
+          {{ table_diff._row_diff_out(spec, "'duplicate_key'", "'target'", "cast(array() as array<string>)", false, true) }},
+          null
+        )
+      )))
+    from td_joined
   ),
 
   td_diff as (
     select
       {%- for k in spec['key'] %}
-      __td_key{{ loop.index }},
+      {{ ('__td_k.k' ~ loop.index) if composite else '__td_k' }} as __td_key{{ loop.index }},
       {%- endfor %}
       diff_type,
-      case
-        when diff_type = 'duplicate_key' then __td_side
-        when diff_type = 'modified' then 'both'
-        when diff_type = 'added' then 'target'
-        else 'source'
-      end as side,
-      if(diff_type = 'modified', __td_changed, cast(array() as array<string>)) as changed_columns
+      side,
+      changed_columns
       {%- for c in spec['columns'] %},
-      if(diff_type = 'duplicate_key', __td_sraw{{ loop.index }}, __td_s{{ loop.index }}) as __td_s{{ loop.index }},
-      if(diff_type = 'duplicate_key', __td_traw{{ loop.index }}, __td_t{{ loop.index }}) as __td_t{{ loop.index }}
+      s{{ loop.index }} as __td_s{{ loop.index }},
+      t{{ loop.index }} as __td_t{{ loop.index }}
       {%- endfor %}
-    from td_classified
-    where diff_type != 'modified' or size(__td_changed) > 0
+    from td_emitted
+  )
+{% endmacro %}
+
+
+{% macro _row_diff_out(spec, diff_type, side, changed, src, tgt) %}
+  {#- One output row of the row diff as a struct (all branches share its type): source values from
+      `__td_s<i>` when `src`, target values from `__td_t<i>` when `tgt`, NULLs of the side's type otherwise. -#}
+  named_struct(
+    'diff_type', {{ diff_type }}, 'side', {{ side }}, 'changed_columns', {{ changed }}
+    {%- for c in spec['columns'] %},
+    's{{ loop.index }}', {{ ('__td_s' ~ loop.index) if src else ('cast(null as ' ~ c['source_type'] ~ ')') }},
+    't{{ loop.index }}', {{ ('__td_t' ~ loop.index) if tgt else ('cast(null as ' ~ c['target_type'] ~ ')') }}
+    {%- endfor %}
   )
 {% endmacro %}
 
