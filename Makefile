@@ -3,6 +3,7 @@
 #   make demo         build the demo pair on an embedded Spark and print its summary
 #   make test         everything CI runs: lint, pytest, the integration project, SQL lint
 #   make venv         .venv with the pinned requirements and this package (editable)
+#   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), ~40 min
 #   make clean        build output and local Spark state; `make distclean` also drops .venv
 #
 # Spark state (Derby metastore + warehouse) lives under integration_tests/.spark/<purpose>/.
@@ -34,7 +35,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export SPARK_CONF_DIR := $(CURDIR)/spark-conf
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: help check-java venv demo test lint lint-python lint-sql pytest integration clean distclean
+.PHONY: help check-java venv bench demo test lint lint-python lint-sql pytest integration clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -52,6 +53,12 @@ $(STAMP): requirements.txt pyproject.toml
 
 demo: check-java venv
 	$(BIN)/table-diff demo
+
+# Not part of `make test`: speed is measured here, as ratios within one SparkSession, never in tests.
+BENCH_ARGS ?= --rows 1000000,10000000,30000000 --k 0,100,1% --reps 3 --e2e 10000000:100
+bench: check-java venv
+	$(PIP) install -q -r bench/requirements.txt
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 # Order matters (serial): cheap checks first; the SQL lint compiles models against the warehouse
 # the integration build just filled (introspective macros need the upstream tables).

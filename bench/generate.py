@@ -1,0 +1,209 @@
+"""Benchmark data: a source table and targets with an exact, known number of differing keys.
+
+Spark-native and deterministic (every value is a hash of the row's id and a seed), so a 30M-row
+table is written by Spark itself in seconds and regenerates bit for bit. Ten columns of mixed types
+(key, int, bigint, double, decimal, two strings, date, timestamp, boolean), each non-key column NULL
+in about 1 row in 20. Rows are written in a random key order (sorted by a hash of the key), as a
+replicated table usually is after a few rounds of upserts, so key ranges are spread over every file.
+
+Differences are chosen without a sort or a sample: ``j = id * P^-1 mod N`` is a permutation of the
+ids (P prime to N, close to N / golden ratio so that consecutive ``j`` land far apart), and the
+first ``k`` values of ``j`` pick the keys that differ: half modified
+(one column each, rotating over int / string / timestamp), a quarter deleted, a quarter inserted as
+new ids ``N, N+1, ...``. The truth (``Truth``) is exact by construction.
+
+Options: a composite key ``(region string, seq bigint)`` instead of ``id``, and a table partitioned
+by a derived column ``part`` (8 values).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+GOLDEN = 0.6180339887498949  # Weyl step: multiples of ~N/phi mod N spread evenly over [0, N)
+FILES_PER_MILLION = 2  # output files: about 2 per million rows (>= 2)
+PARTS = 8
+
+
+@dataclass(frozen=True)
+class Truth:
+    rows: int
+    k: int
+    modified: int
+    deleted: int
+    inserted: int
+
+    @property
+    def source_rows(self) -> int:
+        return self.rows
+
+    @property
+    def target_rows(self) -> int:
+        return self.rows - self.deleted + self.inserted
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def split_k(rows: int, k: int) -> Truth:
+    """k differing keys: half modified, a quarter deleted, the rest inserted."""
+    if k < 0 or k > rows:
+        raise ValueError(f"k={k} must be between 0 and rows={rows}")
+    modified = k // 2
+    deleted = k // 4
+    return Truth(rows, k, modified, deleted, k - modified - deleted)
+
+
+def parse_k(spec: str, rows: int) -> int:
+    """'100' -> 100, '1%' -> rows / 100."""
+    spec = spec.strip()
+    if spec.endswith("%"):
+        return int(round(rows * float(spec[:-1]) / 100))
+    return int(spec)
+
+
+def _multiplier(rows: int) -> tuple[int, int]:
+    """P near N/phi and prime to N: the ids j * P mod N of the first k values of j are spread
+    over the whole key range (a small P would put every difference among the lowest keys)."""
+    p = max(1, int(rows * GOLDEN)) if rows > 1 else 1
+    while math.gcd(p, rows) != 1:
+        p += 1
+    return p, (pow(p, -1, rows) if rows > 1 else 0)
+
+
+def key_columns(composite: bool) -> list[str]:
+    return ["region", "seq"] if composite else ["id"]
+
+
+def value_columns(partitioned: bool) -> list[str]:
+    cols = ["c_int", "c_big", "c_dbl", "c_dec", "c_str", "c_str2", "c_date", "c_ts", "c_bool"]
+    return cols + (["part"] if partitioned else [])
+
+
+def _row_select(seed: int, composite: bool, partitioned: bool, modify_when: str | None) -> str:
+    """SELECT list computing a row from `id` (and `__j`, the permuted index, when modifying)."""
+
+    def h(tag: str) -> str:
+        return f"xxhash64({seed}, '{tag}', id)"
+
+    def nullable(tag: str, expr: str) -> str:
+        return f"if(pmod({h(tag + ':null')}, 20) = 0, null, {expr})"
+
+    c_int = nullable("int", f"cast(pmod({h('int')}, 1000000) as int)")
+    c_str = nullable("str", f"concat('név-', cast(pmod({h('str')}, 100000) as string), '-Ω')")
+    c_ts = nullable("ts", f"timestamp_seconds(1600000000 + pmod({h('ts')}, 100000000))")
+    if modify_when:
+        c_int = f"if({modify_when} and pmod(__j, 3) = 0, coalesce({c_int}, 0) + 1, {c_int})"
+        c_str = (
+            f"if({modify_when} and pmod(__j, 3) = 1, concat(coalesce({c_str}, ''), '!'), {c_str})"
+        )
+        c_ts = (
+            f"if({modify_when} and pmod(__j, 3) = 2, "
+            f"coalesce({c_ts}, timestamp_seconds(0)) + interval 1 second, {c_ts})"
+        )
+    keys = (
+        ["concat('r', cast(pmod(id, 97) as string)) as region", "id div 97 as seq"]
+        if composite
+        else ["id"]
+    )
+    c_dbl = nullable("dbl", f"cast(pmod({h('dbl')}, 1000000000) as double) / 1000")
+    c_dec = nullable("dec", f"cast(pmod({h('dec')}, 100000000) as decimal(18, 4)) / 100")
+    c_str2 = nullable("str2", f"sha2(cast({h('str2')} as string), 224)")
+    c_date = nullable("date", f"date_add(date'2000-01-01', cast(pmod({h('date')}, 9000) as int))")
+    c_bool = nullable("bool", f"pmod({h('bool')}, 2) = 0")
+    cols = keys + [
+        f"{c_int} as c_int",
+        f"{nullable('big', h('big'))} as c_big",
+        f"{c_dbl} as c_dbl",
+        f"cast({c_dec} as decimal(18, 4)) as c_dec",
+        f"{c_str} as c_str",
+        f"{c_str2} as c_str2",
+        f"{c_date} as c_date",
+        f"{c_ts} as c_ts",
+        f"{c_bool} as c_bool",
+    ]
+    if partitioned:
+        cols.append(f"cast(pmod(id, {PARTS}) as int) as part")
+    return ",\n  ".join(cols)
+
+
+def source_sql(rows: int, seed: int, composite: bool, partitioned: bool) -> str:
+    return f"select\n  {_row_select(seed, composite, partitioned, None)}\nfrom range(0, {rows})"
+
+
+def target_sql(truth: Truth, seed: int, composite: bool, partitioned: bool) -> str:
+    """The source minus deleted keys, with modified keys changed, plus inserted keys."""
+    n = truth.rows
+    _, inv = _multiplier(n)
+    m, d = truth.modified, truth.deleted
+    # id * inv < 2^63 for every id < N <= 3.03e9: exact bigint arithmetic, ANSI or not.
+    kept = (
+        f"select\n  {_row_select(seed, composite, partitioned, f'__j < {m}')}\n"
+        f"from (select id, pmod(id * {inv}, {n}) as __j from range(0, {n})) as r\n"
+        f"where __j >= {m + d} or __j < {m}"
+    )
+    if truth.inserted == 0:
+        return kept
+    added = (
+        f"select\n  {_row_select(seed, composite, partitioned, None)}\n"
+        f"from range({n}, {n + truth.inserted})"
+    )
+    return f"{kept}\nunion all\n{added}"
+
+
+def write_table(
+    spark, sql: str, table: str, rows: int, seed: int, composite: bool, partitioned: bool
+) -> None:
+    """Materialise `sql` as a parquet table in random key order."""
+    files = max(2, FILES_PER_MILLION * rows // 1_000_000)
+    keys = ", ".join(key_columns(composite))
+    df = spark.sql(
+        f"select * from ({sql}) as g distribute by pmod(xxhash64({seed}, 'file', {keys}), {files}) "
+        f"sort by xxhash64({seed}, 'order', {keys})"
+    )
+    writer = df.write.mode("overwrite").format("parquet")
+    if partitioned:
+        writer = writer.partitionBy("part")
+    writer.saveAsTable(table)
+
+
+def generate_pair(
+    spark,
+    database: str,
+    rows: int,
+    k: int,
+    *,
+    seed: int = 7,
+    composite: bool = False,
+    partitioned: bool = False,
+    source: str | None = None,
+) -> tuple[str, str, Truth]:
+    """Create (if missing) the source table and a target with k differing keys. Returns names."""
+    truth = split_k(rows, k)
+    suffix = ("_c" if composite else "") + ("_p" if partitioned else "")
+    spark.sql(f"create database if not exists {database}")
+    src = source or f"{database}.src_{rows}_s{seed}{suffix}"
+    tgt = f"{database}.tgt_{rows}_{k}_s{seed}{suffix}"
+    existing = {t.name for t in spark.catalog.listTables(database)}
+    if src.split(".")[-1] not in existing:
+        write_table(
+            spark,
+            source_sql(rows, seed, composite, partitioned),
+            src,
+            rows,
+            seed,
+            composite,
+            partitioned,
+        )
+    if tgt.split(".")[-1] not in existing:
+        write_table(
+            spark,
+            target_sql(truth, seed, composite, partitioned),
+            tgt,
+            rows,
+            seed,
+            composite,
+            partitioned,
+        )
+    return src, tgt, truth

@@ -1,0 +1,579 @@
+#!/usr/bin/env python3
+"""table_diff benchmark: the diff pipeline against a one-pass floor and a hand-written join.
+
+    .venv/bin/python bench/run.py --rows 1000000,10000000 --k 0,100,1% --reps 3
+
+For each row count, one child process (one JVM, one SparkSession, its own Derby metastore under
+bench/.spark/<rows>) generates the tables (bench/generate.py) and times, interleaved over the
+repetitions and rotating the order:
+
+* ``floor``: one pass over each table: count + overflow-safe sum of a 64-bit row hash with a NULL
+  mask (the least any diff must do: read and hash every row of both sides once);
+* ``join``: hand-written full outer join on (key, row hash), counting added / deleted / modified;
+* ``table_diff``: ``dbt run`` of a pair written by ``table-diff scaffold pair``, in-process (dbt's
+  own models, macros and Python split; the manifest is parsed once, so parse time is not counted,
+  everything else dbt does per run is). The per-model split of that time is recorded too.
+
+Every result is checked against the generator's truth (rows per side; added / deleted / modified)
+and a wrong answer stops the run. The parent writes ``results.md``, ``results.json`` and
+``chart.png`` to ``--out``. Ratios compare approaches of the same child (same session).
+
+``--e2e ROWS:K`` adds whole-process lines: ``dbt build`` of the pair in a fresh process against the
+join in a fresh process, both on the tables of that child.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+import generate  # noqa: E402
+
+APPROACHES = ("floor", "join", "table_diff")
+DATABASE = "bench"
+PAIR_SCHEMA = "bench_td"
+
+
+# ------------------------------------------------------------------------------------------------
+# Baselines (written here, independently of the package's SQL)
+# ------------------------------------------------------------------------------------------------
+
+
+def row_hash(columns: list[str]) -> str:
+    mask = " | ".join(f"if(`{c}` is null, {1 << i}L, 0L)" for i, c in enumerate(columns))
+    return f"xxhash64(({mask}), {', '.join(f'`{c}`' for c in columns)})"
+
+
+def floor_sql(src: str, tgt: str, columns: list[str]) -> str:
+    h = row_hash(columns)
+    parts = [
+        f"select '{side}' as side, count(*) as n, sum(shiftright(h, 32)) as hi, "
+        f"sum(h & 4294967295) as lo from (select {h} as h from {table}) as x"
+        for side, table in (("source", src), ("target", tgt))
+    ]
+    return "\nunion all\n".join(parts)
+
+
+def join_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
+    h = row_hash(columns)
+    key_list = ", ".join(f"`{k}`" for k in keys)
+    on = " and ".join(f"s.`{k}` = t.`{k}`" for k in keys)
+    return (
+        f"with s as (select {key_list}, {h} as h from {src}),\n"
+        f"t as (select {key_list}, {h} as h from {tgt})\n"
+        "select count_if(s.h is null) as added, count_if(t.h is null) as deleted,\n"
+        "  count_if(s.h != t.h) as modified\n"
+        f"from s full outer join t on {on}"
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# The child: one SparkSession, one row count
+# ------------------------------------------------------------------------------------------------
+
+
+def spark_conf(home: Path, driver_memory: str) -> dict[str, str]:
+    return {
+        "spark.master": "local[*]",
+        "spark.app.name": "table_diff_bench",
+        "spark.driver.memory": driver_memory,
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        # dbt-spark sets ANSI off in every dbt query; the baselines run under the same setting.
+        "spark.sql.ansi.enabled": "false",
+        "spark.sql.warehouse.dir": str(home / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={home / 'metastore_db'};create=true"
+        ),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
+    }
+
+
+def start_spark(conf: dict[str, str]):
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def pair_name(k_spec: str) -> str:
+    return "k_" + k_spec.replace("%", "pct").replace(".", "_")
+
+
+def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]]) -> None:
+    """A dbt project with one pair per k, as `table-diff scaffold pair` writes it."""
+    import yaml
+
+    from dbt_table_diff.scaffold import PairOptions, write_pair
+
+    root.mkdir(parents=True, exist_ok=True)
+    project = {
+        "name": "table_diff_bench",
+        "version": "1.0.0",
+        "config-version": 2,
+        "profile": "table_diff_bench",
+        "model-paths": ["models"],
+        "flags": {"send_anonymous_usage_stats": False, "partial_parse": True},
+    }
+    (root / "dbt_project.yml").write_text(yaml.safe_dump(project, sort_keys=False))
+    profile = {
+        "table_diff_bench": {
+            "target": "bench",
+            "outputs": {
+                "bench": {
+                    "type": "spark",
+                    "method": "session",
+                    "host": "localhost",
+                    "schema": PAIR_SCHEMA,
+                    "threads": 1,
+                    "server_side_parameters": conf,
+                }
+            },
+        }
+    }
+    (root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
+    (root / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
+    tables = sorted({t for p in pairs for t in (p["source"], p["target"])})
+    sources = {
+        "version": 2,
+        "sources": [
+            {
+                "name": DATABASE,
+                "schema": DATABASE,
+                "tables": [{"name": t.split(".")[-1]} for t in tables],
+            }
+        ],
+    }
+    models = root / "models"
+    shutil.rmtree(models, ignore_errors=True)  # pairs of an earlier run with other k
+    models.mkdir()
+    (models / "_bench__sources.yml").write_text(yaml.safe_dump(sources, sort_keys=False))
+    for p in pairs:
+        opts = PairOptions(
+            name=p["name"],
+            source=f"source('{DATABASE}', '{p['source'].split('.')[-1]}')",
+            target=f"source('{DATABASE}', '{p['target'].split('.')[-1]}')",
+            primary_key=tuple(p["keys"]),
+            # Large enough never to truncate the 1% case: the bench checks complete counts.
+            max_diff_rows=max(100_000, 2 * p["truth"]["k"]),
+        )
+        write_pair(opts, models / p["name"], force=True)
+
+
+class Dbt:
+    """dbt in this process, on the session's JVM; the manifest is parsed once."""
+
+    def __init__(self, root: Path) -> None:
+        from dbt.cli.main import dbtRunner
+
+        self.root = root
+        self.common = ["--project-dir", str(root), "--profiles-dir", str(root), "--quiet"]
+        res = dbtRunner().invoke(["deps", *self.common])
+        if not res.success:
+            raise RuntimeError(f"dbt deps failed: {res.exception}")
+        res = dbtRunner().invoke(["parse", *self.common])
+        if not res.success:
+            raise RuntimeError(f"dbt parse failed: {res.exception}")
+        self.runner = dbtRunner(manifest=res.result)
+
+    def run(self, select: str) -> dict[str, float]:
+        res = self.runner.invoke(["run", "--select", select, *self.common])
+        if not res.success:
+            detail = [f"{r.node.name}: {r.status} {r.message}" for r in res.result or []]
+            raise RuntimeError(f"dbt run {select} failed: {res.exception} {detail}")
+        return {r.node.name: float(r.execution_time) for r in res.result.results}
+
+
+def check(name: str, got: dict[str, int], want: dict[str, int]) -> None:
+    if got != want:
+        raise AssertionError(f"{name}: wrong result {got}, expected {want}")
+
+
+def run_child(args: argparse.Namespace) -> None:
+    rows = args.child
+    home = args.spark_home / str(rows)
+    home.mkdir(parents=True, exist_ok=True)
+    conf = spark_conf(home, args.driver_memory)
+    spark = start_spark(conf)
+    keys = generate.key_columns(args.composite)
+    columns = keys + generate.value_columns(args.partitioned)
+
+    t0 = time.perf_counter()
+    pairs = []
+    for k_spec in args.k:
+        k = generate.parse_k(k_spec, rows)
+        src, tgt, truth = generate.generate_pair(
+            spark,
+            DATABASE,
+            rows,
+            k,
+            seed=args.seed,
+            composite=args.composite,
+            partitioned=args.partitioned,
+        )
+        pairs.append(
+            {
+                "name": pair_name(k_spec),
+                "k_spec": k_spec,
+                "source": src,
+                "target": tgt,
+                "keys": keys,
+                "truth": truth.as_dict(),
+            }
+        )
+    generated_s = time.perf_counter() - t0
+
+    project = home / "project"
+    write_project(project, conf, pairs)
+    dbt = Dbt(project)
+
+    def run_floor(p: dict[str, Any]) -> dict[str, Any]:
+        rows_out = spark.sql(floor_sql(p["source"], p["target"], columns)).collect()
+        got = {r["side"]: r["n"] for r in rows_out}
+        t = generate.Truth(**p["truth"])
+        check("floor", got, {"source": t.source_rows, "target": t.target_rows})
+        return {}
+
+    def run_join(p: dict[str, Any]) -> dict[str, Any]:
+        r = spark.sql(join_sql(p["source"], p["target"], keys, columns)).collect()[0]
+        t = p["truth"]
+        check(
+            "join",
+            r.asDict(),
+            {"added": t["inserted"], "deleted": t["deleted"], "modified": t["modified"]},
+        )
+        return {}
+
+    def run_table_diff(p: dict[str, Any]) -> dict[str, Any]:
+        models = dbt.run(f"{p['name']}__ranges+")
+        s = spark.table(f"{PAIR_SCHEMA}.{p['name']}__summary").collect()[0]
+        t = generate.Truth(**p["truth"])
+        got = {
+            k: s[k]
+            for k in (
+                "rows_source",
+                "rows_target",
+                "rows_added",
+                "rows_deleted",
+                "rows_modified",
+                "is_identical",
+                "is_partial",
+            )
+        }
+        check(
+            "table_diff",
+            got,
+            {
+                "rows_source": t.source_rows,
+                "rows_target": t.target_rows,
+                "rows_added": t.inserted,
+                "rows_deleted": t.deleted,
+                "rows_modified": t.modified,
+                "is_identical": t.k == 0,
+                "is_partial": False,
+            },
+        )
+        return {
+            "models": {m.split("__", 1)[1]: round(v, 3) for m, v in models.items()},
+            "blocks_mismatched": s["blocks_mismatched"],
+            "leaves_total": s["leaves_total"],
+        }
+
+    runners = {"floor": run_floor, "join": run_join, "table_diff": run_table_diff}
+    order = [a for a in APPROACHES if a in args.approaches]
+    times: dict[tuple[str, str], list[float]] = {}
+    extra: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    # Warm-up (JIT, dbt's first connection), untimed: every approach once on the first pair.
+    for a in order:
+        runners[a](pairs[0])
+    reps = args.slow_reps if args.slow_rows and rows >= args.slow_rows else args.reps
+    for rep in range(reps):
+        rotated = order[rep % len(order) :] + order[: rep % len(order)]
+        for p in pairs:
+            for a in rotated:
+                t = time.perf_counter()
+                info = runners[a](p)
+                times.setdefault((p["k_spec"], a), []).append(time.perf_counter() - t)
+                extra.setdefault((p["k_spec"], a), []).append(info)
+                print(
+                    f"  rows={rows} k={p['k_spec']} {a}: {times[(p['k_spec'], a)][-1]:.2f}s",
+                    flush=True,
+                )
+    result = {
+        "rows": rows,
+        "generated_s": round(generated_s, 1),
+        "pairs": [
+            {
+                "k_spec": p["k_spec"],
+                "truth": p["truth"],
+                "times": {a: [round(x, 3) for x in times[(p["k_spec"], a)]] for a in order},
+                "table_diff": extra.get((p["k_spec"], "table_diff"), [None])[-1],
+            }
+            for p in pairs
+        ],
+    }
+    (args.out / f"raw_{rows}.json").write_text(json.dumps(result, indent=2))
+    spark.stop()
+
+
+# ------------------------------------------------------------------------------------------------
+# The parent: children, end-to-end lines, report
+# ------------------------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kb = next(
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        )
+        mem = f"{mem_kb / 1024 / 1024:.0f} GiB"
+    except (OSError, StopIteration):
+        mem = "?"
+    import pyspark
+
+    return f"{os.cpu_count()} cores ({cpu}), {mem} RAM, pyspark {pyspark.__version__}, local[*]"
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("SPARK_CONF_DIR", str(REPO / "spark-conf"))
+    env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
+    return env
+
+
+def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
+    """Whole processes: `dbt build` of the pair vs a python process running the join."""
+    home = args.spark_home / str(rows)
+    project = home / "project"
+    name = pair_name(k_spec)
+    k = generate.parse_k(k_spec, rows)
+    truth = generate.split_k(rows, k)
+    suffix = ("_c" if args.composite else "") + ("_p" if args.partitioned else "")
+    src = f"{DATABASE}.src_{rows}_s{args.seed}{suffix}"
+    tgt = f"{DATABASE}.tgt_{rows}_{k}_s{args.seed}{suffix}"
+    env = child_env()
+    dbt = [
+        str(Path(sys.executable).parent / "dbt"),
+        "build",
+        "--select",
+        f"{name}__ranges+",
+        "--project-dir",
+        str(project),
+        "--profiles-dir",
+        str(project),
+        "--quiet",
+    ]
+    join = [
+        sys.executable,
+        str(Path(__file__)),
+        "--join-process",
+        str(rows),
+        "--join-tables",
+        src,
+        tgt,
+        "--spark-home",
+        str(args.spark_home),
+        "--driver-memory",
+        args.driver_memory,
+    ]
+    if args.composite:
+        join.append("--composite")
+    if args.partitioned:
+        join.append("--partitioned")
+    times: dict[str, list[float]] = {"dbt build": [], "join process": []}
+    for rep in range(args.e2e_reps):
+        order = [("dbt build", dbt), ("join process", join)]
+        for label, cmd in order if rep % 2 == 0 else order[::-1]:
+            t = time.perf_counter()
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            times[label].append(time.perf_counter() - t)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{label} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+            if label == "join process":
+                got = json.loads(proc.stdout.strip().splitlines()[-1])
+                check(
+                    "join process",
+                    got,
+                    {"added": truth.inserted, "deleted": truth.deleted, "modified": truth.modified},
+                )
+            print(f"  e2e rows={rows} k={k_spec} {label}: {times[label][-1]:.1f}s", flush=True)
+    return {"rows": rows, "k_spec": k_spec, "times": times}
+
+
+def join_process(args: argparse.Namespace) -> None:
+    rows = args.join_process
+    spark = start_spark(spark_conf(args.spark_home / str(rows), args.driver_memory))
+    keys = generate.key_columns(args.composite)
+    columns = keys + generate.value_columns(args.partitioned)
+    r = spark.sql(join_sql(*args.join_tables, keys, columns)).collect()[0]
+    print(json.dumps(r.asDict()))
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def _cell(t: dict[str, list[float]], a: str, f: float | None) -> str:
+    if a not in t:
+        return "-"
+    m = med(t[a])
+    ratio = f" [{m / f:.2f}]" if f else ""
+    return f"{m:.2f} ({min(t[a]):.2f}-{max(t[a]):.2f}){ratio}"
+
+
+def report(
+    args: argparse.Namespace, results: list[dict[str, Any]], e2e: list[dict[str, Any]]
+) -> str:
+    lines = [
+        "# table_diff benchmark",
+        "",
+        f"Machine: {machine()}, driver memory {args.driver_memory}.",
+        f"Command: `{' '.join(args.argv)}`",
+        "",
+        "Seconds: median of the repetitions (min-max); [ratio to the floor of the same session].",
+        "Every timed result was checked against the generator's truth.",
+        "",
+        "| rows | k | floor | hand-written join | table_diff (dbt run) | table_diff models |",
+        "|---:|---:|---:|---:|---:|---|",
+    ]
+    for res in results:
+        for p in res["pairs"]:
+            t = p["times"]
+            f = med(t["floor"]) if "floor" in t else None
+
+            models = ""
+            if p.get("table_diff"):
+                models = ", ".join(f"{k} {v:.2f}" for k, v in p["table_diff"]["models"].items())
+            k = p["truth"]["k"]
+            lines.append(
+                f"| {res['rows']:,} | {k:,} ({p['k_spec']}) | {_cell(t, 'floor', f)} | "
+                f"{_cell(t, 'join', f)} | {_cell(t, 'table_diff', f)} | {models} |"
+            )
+    if e2e:
+        lines += [
+            "",
+            "Whole processes (JVM start, dbt parse and all):",
+            "",
+            "| rows | k | dbt build of the pair | join in a python process |",
+            "|---:|---:|---:|---:|",
+        ]
+        for e in e2e:
+            b, j = e["times"]["dbt build"], e["times"]["join process"]
+            lines.append(
+                f"| {e['rows']:,} | {e['k_spec']} | {med(b):.1f} ({min(b):.1f}-{max(b):.1f}) "
+                f"| {med(j):.1f} ({min(j):.1f}-{max(j):.1f}) |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def chart(results: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    k_specs = [p["k_spec"] for p in results[0]["pairs"]]
+    fig, axes = plt.subplots(1, len(k_specs), figsize=(5 * len(k_specs), 4), squeeze=False)
+    for ax, k_spec in zip(axes[0], k_specs, strict=True):
+        for a in APPROACHES:
+            xs, ys = [], []
+            for res in results:
+                for p in res["pairs"]:
+                    if p["k_spec"] == k_spec and a in p["times"]:
+                        xs.append(res["rows"] / 1e6)
+                        ys.append(med(p["times"][a]))
+            if xs:
+                ax.plot(xs, ys, marker="o", label=a)
+        ax.set_title(f"k = {k_spec}")
+        ax.set_xlabel("rows per table (millions)")
+        ax.set_ylabel("seconds (median)")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def parse_rows(text: str) -> list[int]:
+    return [int(float(x)) for x in text.split(",") if x.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=parse_rows, default=[1_000_000])
+    ap.add_argument(
+        "--k", type=lambda s: [x.strip() for x in s.split(",")], default=["0", "100", "1%"]
+    )
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--slow-rows", type=int, help="from this many rows on, use --slow-reps")
+    ap.add_argument("--slow-reps", type=int, default=1)
+    ap.add_argument("--no-chart", action="store_true", help="skip chart.png (needs matplotlib)")
+    ap.add_argument("--approaches", type=lambda s: s.split(","), default=list(APPROACHES))
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--composite", action="store_true", help="key (region string, seq bigint)")
+    ap.add_argument("--partitioned", action="store_true", help="tables partitioned by `part`")
+    ap.add_argument("--driver-memory", default="8g")
+    ap.add_argument("--e2e", action="append", default=[], metavar="ROWS:K")
+    ap.add_argument("--e2e-reps", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=BENCH / "results")
+    ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--join-process", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--join-tables", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    args.argv = ["bench/run.py", *argv]
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.join_process:
+        join_process(args)
+        return 0
+    if args.child:
+        run_child(args)
+        return 0
+    results = []
+    for rows in args.rows:
+        cmd = [sys.executable, str(Path(__file__)), *argv, "--child", str(rows)]
+        print(f"rows={rows:,}: one child process", flush=True)
+        subprocess.run(cmd, env=child_env(), check=True)
+        results.append(json.loads((args.out / f"raw_{rows}.json").read_text()))
+    e2e = []
+    for spec in args.e2e:
+        rows_s, k_spec = spec.split(":", 1)
+        e2e.append(run_e2e(args, int(float(rows_s)), k_spec))
+    (args.out / "results.json").write_text(json.dumps({"results": results, "e2e": e2e}, indent=2))
+    text = report(args, results, e2e)
+    (args.out / "results.md").write_text(text)
+    if not args.no_chart:
+        chart(results, args.out / "chart.png")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

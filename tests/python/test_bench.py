@@ -1,0 +1,84 @@
+"""The benchmark's inputs and baselines are right (its timings are not tested anywhere).
+
+bench/run.py checks every timed result against the generator's ``Truth``; these tests check that
+truth itself against the independent brute-force oracle, for a simple and a composite key, and
+that the two hand-written baselines (floor, full outer join) return it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from oracle import brute_force_diff
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _load(name: str, file: str):
+    spec = importlib.util.spec_from_file_location(name, BENCH / file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+generate = _load("generate", "generate.py")  # bench/run.py imports it under this name
+bench_run = _load("table_diff_bench_run", "run.py")
+
+ROWS = 3000
+
+
+@pytest.mark.parametrize("composite", [False, True], ids=["id", "composite"])
+@pytest.mark.parametrize("k", [0, 1, 40])
+def test_generator_truth_matches_oracle(spark, composite, k):
+    src, tgt, truth = generate.generate_pair(
+        spark, "td_bench_test", ROWS, k, seed=11, composite=composite
+    )
+    keys = generate.key_columns(composite)
+    columns = generate.value_columns(False)
+    rows_s = [r.asDict() for r in spark.table(src).collect()]
+    rows_t = [r.asDict() for r in spark.table(tgt).collect()]
+    want = brute_force_diff(rows_s, rows_t, keys, columns)
+
+    assert (len(want.modified), len(want.deleted), len(want.added)) == (
+        truth.modified,
+        truth.deleted,
+        truth.inserted,
+    )
+    assert not want.duplicate_keys and want.null_key_rows_source == 0
+    assert (want.rows_source, want.rows_target) == (truth.source_rows, truth.target_rows)
+    # Each modified key differs in exactly one column, rotating over int / string / timestamp.
+    assert all(len(changed) == 1 for changed in want.modified.values())
+    if truth.modified >= 3:
+        assert {c for changed in want.modified.values() for c in changed} == {
+            "c_int",
+            "c_str",
+            "c_ts",
+        }
+    # Differences spread over the whole key range, not bunched among the lowest keys.
+    if k >= 4 and not composite:
+        ids = sorted(key[0] for key in (*want.modified, *want.deleted))
+        assert ids[-1] - ids[0] > ROWS // 2, ids
+    # NULLs in every value column, as the benchmark promises.
+    for c in columns:
+        assert any(r[c] is None for r in rows_s), c
+
+    got = spark.sql(bench_run.join_sql(src, tgt, keys, keys + columns)).first().asDict()
+    assert got == {"added": truth.inserted, "deleted": truth.deleted, "modified": truth.modified}
+    floor = {
+        r["side"]: r["n"]
+        for r in spark.sql(bench_run.floor_sql(src, tgt, keys + columns)).collect()
+    }
+    assert floor == {"source": truth.source_rows, "target": truth.target_rows}
+
+
+def test_parse_k_and_split():
+    assert generate.parse_k("1%", 10_000_000) == 100_000
+    assert generate.parse_k("100", 10) == 100
+    t = generate.split_k(1000, 10)
+    assert (t.modified, t.deleted, t.inserted) == (5, 2, 3)
+    with pytest.raises(ValueError, match="k=11"):
+        generate.split_k(10, 11)
