@@ -19,7 +19,7 @@ from dbt_table_diff.scaffold import ScaffoldError
 from dbt_table_diff.scaffold_merge import MergeOptions, render_merge, write_merge
 
 MERGES_PER_BATCH = 5
-EXAMPLES = 2
+EXAMPLES = 4
 
 
 @pytest.fixture(scope="module")
