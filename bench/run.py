@@ -13,6 +13,8 @@ repetitions and rotating the order:
 * ``table_diff``: ``dbt run`` of a pair written by ``table-diff scaffold pair``, in-process (dbt's
   own models, macros and Python split; the manifest is parsed once, so parse time is not counted,
   everything else dbt does per run is). The per-model split of that time is recorded too.
+  ``table_diff_hash``: the same pair with ``strategy: hash``.
+* ``no_drift``: ``dbt test`` of a ``table_diff.no_drift`` test on the pair (fails with k rows).
 
 Every result is checked against the generator's truth (rows per side; added / deleted / modified)
 and a wrong answer stops the run. The parent writes ``results.md``, ``results.json`` and
@@ -42,7 +44,7 @@ sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
 
-APPROACHES = ("floor", "join", "table_diff")
+APPROACHES = ("floor", "join", "table_diff", "table_diff_hash", "no_drift")
 DATABASE = "bench"
 PAIR_SCHEMA = "bench_td"
 
@@ -162,20 +164,35 @@ def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]])
             }
         ],
     }
+    # One `no_drift` test per pair, on its target (a table may be the source of several pairs).
+    by_table = {t["name"]: t for t in sources["sources"][0]["tables"]}
+    for p in pairs:
+        test = {
+            "table_diff.no_drift": {
+                "name": f"no_drift_{p['name']}",
+                "arguments": {
+                    "compare_to": f"source('{DATABASE}', '{p['source'].split('.')[-1]}')",
+                    "primary_key": list(p["keys"]),
+                    "max_diff_rows": max(100_000, 2 * p["truth"]["k"]),
+                },
+            }
+        }
+        by_table[p["target"].split(".")[-1]].setdefault("data_tests", []).append(test)
     models = root / "models"
     shutil.rmtree(models, ignore_errors=True)  # pairs of an earlier run with other k
     models.mkdir()
     (models / "_bench__sources.yml").write_text(yaml.safe_dump(sources, sort_keys=False))
-    for p in pairs:
+    for p, strategy in [(p, s) for p in pairs for s in ("range", "hash")]:
         opts = PairOptions(
-            name=p["name"],
+            name=p["name"] + ("_hash" if strategy == "hash" else ""),
+            strategy=strategy if strategy == "hash" else None,
             source=f"source('{DATABASE}', '{p['source'].split('.')[-1]}')",
             target=f"source('{DATABASE}', '{p['target'].split('.')[-1]}')",
             primary_key=tuple(p["keys"]),
             # Large enough never to truncate the 1% case: the bench checks complete counts.
             max_diff_rows=max(100_000, 2 * p["truth"]["k"]),
         )
-        write_pair(opts, models / p["name"], force=True)
+        write_pair(opts, models / opts.name, force=True)
 
 
 class Dbt:
@@ -200,6 +217,14 @@ class Dbt:
             detail = [f"{r.node.name}: {r.status} {r.message}" for r in res.result or []]
             raise RuntimeError(f"dbt run {select} failed: {res.exception} {detail}")
         return {r.node.name: float(r.execution_time) for r in res.result.results}
+
+    def test(self, select: str) -> tuple[str, int]:
+        """Run one data test; (status, failures). A failing test is a result, not an error."""
+        res = self.runner.invoke(["test", "--select", select, *self.common])
+        results = list(getattr(res.result, "results", None) or [])
+        if len(results) != 1 or str(results[0].status) == "error":
+            raise RuntimeError(f"dbt test {select}: {res.exception} {[r.message for r in results]}")
+        return str(results[0].status), int(results[0].failures or 0)
 
 
 def check(name: str, got: dict[str, int], want: dict[str, int]) -> None:
@@ -262,9 +287,9 @@ def run_child(args: argparse.Namespace) -> None:
         )
         return {}
 
-    def run_table_diff(p: dict[str, Any]) -> dict[str, Any]:
-        models = dbt.run(f"{p['name']}__ranges+")
-        s = spark.table(f"{PAIR_SCHEMA}.{p['name']}__summary").collect()[0]
+    def run_table_diff(p: dict[str, Any], suffix: str = "") -> dict[str, Any]:
+        models = dbt.run(f"{p['name']}{suffix}__ranges+")
+        s = spark.table(f"{PAIR_SCHEMA}.{p['name']}{suffix}__summary").collect()[0]
         t = generate.Truth(**p["truth"])
         got = {
             k: s[k]
@@ -297,7 +322,23 @@ def run_child(args: argparse.Namespace) -> None:
             "leaves_total": s["leaves_total"],
         }
 
-    runners = {"floor": run_floor, "join": run_join, "table_diff": run_table_diff}
+    def run_no_drift(p: dict[str, Any]) -> dict[str, Any]:
+        status, failures = dbt.test(f"no_drift_{p['name']}")
+        k = p["truth"]["k"]
+        check(
+            "no_drift",
+            {"status": status, "failures": failures},
+            {"status": "pass" if k == 0 else "fail", "failures": k},
+        )
+        return {}
+
+    runners = {
+        "floor": run_floor,
+        "join": run_join,
+        "table_diff": run_table_diff,
+        "table_diff_hash": lambda p: run_table_diff(p, "_hash"),
+        "no_drift": run_no_drift,
+    }
     order = [a for a in APPROACHES if a in args.approaches]
     times: dict[tuple[str, str], list[float]] = {}
     extra: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -460,8 +501,9 @@ def report(
         "Seconds: median of the repetitions (min-max); [ratio to the floor of the same session].",
         "Every timed result was checked against the generator's truth.",
         "",
-        "| rows | k | floor | hand-written join | table_diff (dbt run) | table_diff models |",
-        "|---:|---:|---:|---:|---:|---|",
+        "| rows | k | floor | hand-written join | table_diff (dbt run) | table_diff, hash strategy "
+        "| no_drift (dbt test) | table_diff models |",
+        "|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for res in results:
         for p in res["pairs"]:
@@ -474,7 +516,8 @@ def report(
             k = p["truth"]["k"]
             lines.append(
                 f"| {res['rows']:,} | {k:,} ({p['k_spec']}) | {_cell(t, 'floor', f)} | "
-                f"{_cell(t, 'join', f)} | {_cell(t, 'table_diff', f)} | {models} |"
+                f"{_cell(t, 'join', f)} | {_cell(t, 'table_diff', f)} | "
+                f"{_cell(t, 'table_diff_hash', f)} | {_cell(t, 'no_drift', f)} | {models} |"
             )
     if e2e:
         lines += [
