@@ -168,6 +168,17 @@ def write_table(
     writer.saveAsTable(table)
 
 
+def table_names(
+    database: str, rows: int, k: int, seed: int, composite: bool, partitioned: bool
+) -> tuple[str, str]:
+    """Names of the source table and of the target with k differences (data cached by name)."""
+    suffix = ("_c" if composite else "") + ("_p" if partitioned else "")
+    return (
+        f"{database}.src_{rows}_s{seed}{suffix}",
+        f"{database}.tgt_{rows}_{k}_s{seed}{suffix}",
+    )
+
+
 def generate_pair(
     spark,
     database: str,
@@ -181,10 +192,9 @@ def generate_pair(
 ) -> tuple[str, str, Truth]:
     """Create (if missing) the source table and a target with k differing keys. Returns names."""
     truth = split_k(rows, k)
-    suffix = ("_c" if composite else "") + ("_p" if partitioned else "")
     spark.sql(f"create database if not exists {database}")
-    src = source or f"{database}.src_{rows}_s{seed}{suffix}"
-    tgt = f"{database}.tgt_{rows}_{k}_s{seed}{suffix}"
+    default_src, tgt = table_names(database, rows, k, seed, composite, partitioned)
+    src = source or default_src
     existing = {t.name for t in spark.catalog.listTables(database)}
     if src.split(".")[-1] not in existing:
         write_table(

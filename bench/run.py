@@ -416,9 +416,7 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
     name = pair_name(k_spec)
     k = generate.parse_k(k_spec, rows)
     truth = generate.split_k(rows, k)
-    suffix = ("_c" if args.composite else "") + ("_p" if args.partitioned else "")
-    src = f"{DATABASE}.src_{rows}_s{args.seed}{suffix}"
-    tgt = f"{DATABASE}.tgt_{rows}_{k}_s{args.seed}{suffix}"
+    src, tgt = generate.table_names(DATABASE, rows, k, args.seed, args.composite, args.partitioned)
     env = child_env()
     dbt = [
         str(Path(sys.executable).parent / "dbt"),
