@@ -29,25 +29,90 @@
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('row_diff', ranges) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
-  {% set units = run_query("select count(*) from " ~ block_split ~ " where selected").rows[0][0] | int %}
+  {% set sel = run_query("select count(*), coalesce(sum(leaf_hi - leaf_lo + 1), 0) from " ~ block_split ~ " where selected").rows[0] %}
+  {% set units, selected_leaves = sel[0] | int, sel[1] | int %}
   {% if units == 0 %}
     {#- Nothing differs (or nothing was selected): no scan at all, an empty table of the right shape. -#}
     {{ table_diff._row_diff_select(spec, none) }}
   {% else %}
-  with
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
+  {% set leaves_cte %}
   td_leaves as (
     select distinct explode(sequence(leaf_lo, leaf_hi)) as leaf_id
     from {{ block_split }}
     where selected
-  ),
-  {{ table_diff._row_diff_ctes(spec, 'td_leaves') }}
+  )
+  {% endset %}
+  {% set keys_view = none %}
+  {% if selected_leaves >= leaf_count * table_diff._dense_leaf_share() %}
+    {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte) %}
+  {% endif %}
+  with
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
+  {{ leaves_cte }},
+  {{ table_diff._row_diff_ctes(spec, 'td_leaves', keys_view) }}
   {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endif %}
 {% endmacro %}
 
 
-{% macro _row_diff_ctes(spec, leaves_cte) %}
+{% macro _dense_leaf_share() %}
+  {#- Share of leaves selected from which the row diff first finds the differing keys on a narrow
+      (key, row hash) projection: below it, shuffling the full rows of the selected leaves is cheaper
+      than a second scan (bench/results/: a full-width row costs ~2 us through shuffle, sort and
+      join on this machine, a scanned row ~0.25 us). The var `table_diff_dense_leaf_share` overrides
+      it (0 = always, above 1 = never; the property test draws both). -#}
+  {{ return(var('table_diff_dense_leaf_share', 0.15) | float) }}
+{% endmacro %}
+
+
+{% macro _broadcast_key_limit() %}
+  {#- Most differing keys the row fetch broadcasts; above it, the full rows are joined as usual.
+      The var `table_diff_broadcast_key_limit` overrides it. -#}
+  {{ return(var('table_diff_broadcast_key_limit', 1000000) | int) }}
+{% endmacro %}
+
+
+{% macro _cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte) %}
+  {#-
+    Dense drift: one narrow pass (key, row hash, per-key row count; one shuffle of a few bytes per
+    row) finds the keys whose rows differ in the selected leaves, cached in a temporary view
+    (released by the package's on-run-end hook). Returns the view's name, or none when more than
+    `_broadcast_key_limit()` keys differ (the rows are then joined in full, as for sparse drift).
+  -#}
+  {% set keys_sql %}
+    with
+    {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
+    {{ leaves_cte }},
+    {%- for side in ['source', 'target'] %}
+    td_{{ side }}_narrow as (
+      select
+        __td_jk,
+        __td_h1,
+        count(*) over (
+          partition by __td_jk order by __td_jk rows between unbounded preceding and unbounded following
+        ) as __td_n
+      from (
+        select named_struct('k', __td_k) as __td_jk, __td_h1
+        from {{ side }}_leafed
+        where __td_leaf in (select leaf_id from td_leaves)
+      ) as x
+    ){{ ',' if loop.first }}
+    {%- endfor %}
+    select distinct coalesce(s.__td_jk, t.__td_jk) as __td_jk
+    from td_source_narrow as s
+    full outer join td_target_narrow as t
+      on s.__td_jk = t.__td_jk and s.__td_n = 1 and t.__td_n = 1
+    where s.__td_jk is null or t.__td_jk is null or s.__td_h1 != t.__td_h1
+  {% endset %}
+  {% set view = 'td_cache_keys_' ~ local_md5(source ~ target ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
+  {% do run_query("cache table " ~ view ~ " as " ~ keys_sql) %}
+  {% set n = run_query("select count(*) from " ~ view).rows[0][0] | int %}
+  {% do log("table_diff.row_diff: " ~ n ~ " keys differ (found on the key/hash projection of the selected leaves)", info=false) %}
+  {{ return(view if n <= table_diff._broadcast_key_limit() else none) }}
+{% endmacro %}
+
+
+{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none) %}
   {#-
     Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
     Each side's rows of the selected leaves (one scan each; a column's normalised value travels
@@ -57,12 +122,17 @@
     row by row (`duplicate_key`): such rows only join a side that holds the key once, so the join
     never multiplies duplicates, and the single row is emitted once (next to row number 1).
     One `inline` emits up to three output rows per joined row, so no CTE is read twice.
+    Keys join as `named_struct('k', key)`: struct equality is null-safe field by field, and the
+    window and the join then share one hash partitioning (`<=>` would shuffle every row twice).
+    With `keys_relation` (the differing keys, from `_cache_differing_keys`) only rows with those
+    keys are fetched, by a broadcast semi join instead of the leaf search.
   -#}
   {%- set composite = spec['key'] | length > 1 -%}
   {%- for side in ['source', 'target'] %}
   td_{{ side }}_rows as (
     select
       __td_k,
+      __td_jk,
       {%- for c in spec['columns'] %}
       {%- set v = table_diff._normalised_expr(c, side) %}
       {%- if v != table_diff._col_ref(c['name']) %}
@@ -71,11 +141,20 @@
       {{ table_diff._col_ref(c['name']) }} as __td_r{{ loop.index }},
       {%- endfor %}
       count(*) over (
-        partition by __td_k order by __td_k rows between unbounded preceding and unbounded following
+        partition by __td_jk order by __td_jk rows between unbounded preceding and unbounded following
       ) as __td_n,
-      row_number() over (partition by __td_k order by __td_k) as __td_rn
-    from {{ side }}_leafed
-    where __td_leaf in (select leaf_id from {{ leaves_cte }})
+      row_number() over (partition by __td_jk order by __td_jk) as __td_rn
+    from (
+      {%- if keys_relation %}
+      select /*+ broadcast(td_dk) */ x.*, named_struct('k', x.__td_k) as __td_jk
+      from {{ side }}_leafed as x
+      left semi join {{ keys_relation }} as td_dk on named_struct('k', x.__td_k) = td_dk.__td_jk
+      {%- else %}
+      select *, named_struct('k', __td_k) as __td_jk
+      from {{ side }}_leafed
+      where __td_leaf in (select leaf_id from {{ leaves_cte }})
+      {%- endif %}
+    ) as x
   ),
   {% endfor %}
 
@@ -88,9 +167,7 @@
       t.__td_rn as __td_trn,
       array_compact(array(
         {%- for c in spec['columns'] %}
-        {%- set sv = 's.__td_' ~ ('v' if table_diff._normalised_expr(c, 'source') != table_diff._col_ref(c['name']) else 'r') ~ loop.index %}
-        {%- set tv = 't.__td_' ~ ('v' if table_diff._normalised_expr(c, 'target') != table_diff._col_ref(c['name']) else 'r') ~ loop.index %}
-        if({{ sv }} <=> {{ tv }}, null, {{ table_diff._sql_string(c['name']) }}),
+        if({{ table_diff._joined_value(c, 'source', 's', loop.index) }} <=> {{ table_diff._joined_value(c, 'target', 't', loop.index) }}, null, {{ table_diff._sql_string(c['name']) }}),
         {%- endfor %}
         cast(null as string)
       )) as __td_changed
@@ -100,7 +177,17 @@
       {%- endfor %}
     from td_source_rows as s
     full outer join td_target_rows as t
-      on s.__td_k <=> t.__td_k and (s.__td_n = 1 or t.__td_n = 1)
+      on s.__td_jk = t.__td_jk and (s.__td_n = 1 or t.__td_n = 1)
+    {#- Rows stored once on both sides with every value equal emit nothing: drop them before
+        the output arrays are built (at dense drift nearly every joined row is one). #}
+    where s.__td_n is null or t.__td_n is null or s.__td_n > 1 or t.__td_n > 1
+      or not (
+        {%- for c in spec['columns'] %}
+        {{ 'and ' if not loop.first }}{{ table_diff._joined_value(c, 'source', 's', loop.index) }} <=> {{ table_diff._joined_value(c, 'target', 't', loop.index) }}
+        {%- else %}
+        true
+        {%- endfor %}
+      )
   ),
 
 
@@ -144,6 +231,12 @@
       {%- endfor %}
     from td_emitted
   )
+{% endmacro %}
+
+
+{% macro _joined_value(col, side, alias, index) %}
+  {#- A compared column of `td_<side>_rows` as compared: normalised (`__td_v<i>`) where that differs from the stored value (`__td_r<i>`). -#}
+  {{ return(alias ~ '.__td_' ~ ('v' if table_diff._normalised_expr(col, side) != table_diff._col_ref(col['name']) else 'r') ~ index) }}
 {% endmacro %}
 
 

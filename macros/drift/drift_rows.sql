@@ -5,6 +5,8 @@
      returns the mismatched leaves. Identical tables stop here: the returned SQL reads nothing.
   2. Otherwise the rows of the mismatched leaves only are fetched and joined, cached once in a
      temporary view, counted per diff_type for the log line, and returned as `select * from` it.
+     The package's on-run-end hook (`release_cached_views`) uncaches and drops those views when the
+     invocation ends: the test's query reads the view after this macro returns, so it cannot.
 -#}
 {% macro drift_rows(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy='hash', block_count=none, block_size=none, normalize=none,
@@ -84,7 +86,7 @@
     {{ table_diff._row_diff_ctes(spec, 'td_leaves') }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endset %}
-  {% set view = 'td_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
+  {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
   {% do run_query("cache table " ~ view ~ " as " ~ rows_sql) %}
   {% set counts = {'added': 0, 'deleted': 0, 'modified': 0, 'duplicate_key': 0} %}
   {% for row in run_query("select diff_type, count(*) from " ~ view ~ " group by diff_type").rows %}
@@ -98,4 +100,35 @@
       ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ sig[2] ~ " of " ~ leaf_count ~ " blocks differ."
       ~ " The failing rows carry diff_type and changed_columns; `dbt test --store-failures` keeps them in a table.", info=true) %}
   select * from {{ view }}
+{% endmacro %}
+
+
+{#-
+  table_diff.release_cached_views: uncache and drop the temporary views table_diff cached in this
+  session (`td_cache_*`: a failing no_drift test's rows, a dense row diff's differing keys). Runs
+  as the package's on-run-end hook, after every node has read its view; without it a long-lived
+  session (an embedded SparkSession, a Thrift connection) keeps them in memory, and Spark's cache
+  manager serves the next identical `cache table` from the stale copy instead of recomputing it.
+-#}
+{% macro release_cached_views() %}
+  {{ return(adapter.dispatch('release_cached_views', 'table_diff')()) }}
+{% endmacro %}
+
+
+{% macro default__release_cached_views() %}
+  {{ return('') }}
+{% endmacro %}
+
+
+{% macro spark__release_cached_views() %}
+  {% if not execute %}
+    {{ return('') }}
+  {% endif %}
+  {% for row in run_query("show views like 'td_cache_*'") %}
+    {% if row[2] %}
+      {% do run_query("uncache table if exists " ~ table_diff.quote_identifier(row[1])) %}
+      {% do run_query("drop view if exists " ~ table_diff.quote_identifier(row[1])) %}
+    {% endif %}
+  {% endfor %}
+  {{ return('') }}
 {% endmacro %}

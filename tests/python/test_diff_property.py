@@ -11,6 +11,7 @@ them as parquet tables, scaffolds one pipeline per pair with the real CLI code, 
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,9 +132,12 @@ def _force_ansi(monkeypatch, enabled: bool) -> None:
     monkeypatch.setattr(SparkCredentials, "__post_init__", post_init)
 
 
-def _build_pairs(project, pairs: list[PairOptions], tables: list[str]):
+def _build_pairs(
+    project, pairs: list[PairOptions], tables: list[str], row_fetch: dict | None = None
+):
     """Scaffold ``pairs`` into models/pairs (replacing earlier ones), declare ``tables`` as the
-    source ``gen`` in the project's schema, and build them with one in-process dbt run."""
+    source ``gen`` in the project's schema, and build them with one in-process dbt run.
+    ``row_fetch``: dbt vars choosing the row diff's path (narrow key pass first, or not)."""
     pairs_dir = project.root / "models" / "pairs"
     shutil.rmtree(pairs_dir, ignore_errors=True)
     for opts in pairs:
@@ -142,10 +146,23 @@ def _build_pairs(project, pairs: list[PairOptions], tables: list[str]):
         f"version: 2\nsources:\n  - name: gen\n    schema: {project.schema}\n    tables:\n"
         + "".join(f"      - name: {t}\n" for t in tables)
     )
-    return project.run("build", "--select", "pairs", "ansi_probe").assert_success()
+    args = ["build", "--select", "pairs", "ansi_probe"]
+    if row_fetch:
+        args += ["--vars", json.dumps(row_fetch)]
+    return project.run(*args).assert_success()
 
 
-def _run_batch(project, batch: list[Case]) -> None:
+# The row diff's two paths (macros/diff/row_diff.sql): full rows of the selected leaves joined
+# directly, or the differing keys found first on a narrow (key, hash) projection, then their rows
+# fetched by a broadcast semi join (or, over the broadcast limit, joined in full after all).
+ROW_FETCH_PATHS = [
+    {"table_diff_dense_leaf_share": 2.0},
+    {"table_diff_dense_leaf_share": 0.0},
+    {"table_diff_dense_leaf_share": 0.0, "table_diff_broadcast_key_limit": 0},
+]
+
+
+def _run_batch(project, batch: list[Case], row_fetch: dict | None = None) -> None:
     pairs, tables = [], []
     for i, case in enumerate(batch):
         spec = case.pair.spec
@@ -171,7 +188,7 @@ def _run_batch(project, batch: list[Case]) -> None:
                 check_duplicate_keys=case.check_duplicate_keys or None,
             )
         )
-    _build_pairs(project, pairs, tables)
+    _build_pairs(project, pairs, tables, row_fetch)
 
 
 def _check_batch(project, batch: list[Case], ansi: bool) -> None:
@@ -250,6 +267,7 @@ def rows_from_spark_key(spec, d: dict) -> list:
 @pytest.mark.parametrize("ansi", [False, True], ids=["ansi_off", "ansi_on"])
 def test_pipeline_matches_brute_force(diff_project, monkeypatch, ansi):
     _force_ansi(monkeypatch, ansi)
+    runs = iter(range(10**6))
 
     @settings(
         max_examples=EXAMPLES_PER_MODE,
@@ -259,7 +277,8 @@ def test_pipeline_matches_brute_force(diff_project, monkeypatch, ansi):
     )
     @given(batch=st.lists(cases(), min_size=PAIRS_PER_BATCH, max_size=PAIRS_PER_BATCH))
     def check(batch):
-        _run_batch(diff_project, batch)
+        # each example takes the next row-fetch path, so every path runs in every mode
+        _run_batch(diff_project, batch, ROW_FETCH_PATHS[next(runs) % len(ROW_FETCH_PATHS)])
         _check_batch(diff_project, batch, ansi)
 
     check()

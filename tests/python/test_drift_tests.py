@@ -169,6 +169,15 @@ def test_each_kind_of_drift_fails_with_counts(test_run, drift_project, name):
         assert changed == {1: ["status"], 3: ["amount"]}
 
 
+def test_failing_tests_release_their_cached_rows(test_run, drift_project):
+    """drift_rows caches a failing test's rows in a temporary view; the package's on-run-end hook
+    must uncache and drop them, or a long-lived session keeps them (and serves stale copies)."""
+    assert sum("DIFFER" in m for m in test_run.messages) >= 4  # views were created
+    spark = drift_project.spark
+    assert spark.sql("show views like 'td_cache_*'").collect() == []
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+
+
 def test_range_strategy_and_column_selection(test_run):
     assert test_run.status("drift_modified_range") == "fail"
     assert test_run.node("drift_modified_range").failures == 2
