@@ -216,12 +216,20 @@ class Dbt:
         if not res.success:
             detail = [f"{r.node.name}: {r.status} {r.message}" for r in res.result or []]
             raise RuntimeError(f"dbt run {select} failed: {res.exception} {detail}")
-        return {r.node.name: float(r.execution_time) for r in res.result.results}
+        return {
+            r.node.name: float(r.execution_time)
+            for r in res.result.results
+            if r.node.resource_type == "model"  # not the package's on-run-end hook
+        }
 
     def test(self, select: str) -> tuple[str, int]:
         """Run one data test; (status, failures). A failing test is a result, not an error."""
         res = self.runner.invoke(["test", "--select", select, *self.common])
-        results = list(getattr(res.result, "results", None) or [])
+        results = [
+            r
+            for r in getattr(res.result, "results", None) or []
+            if r.node.resource_type == "test"  # not the package's on-run-end hook
+        ]
         if len(results) != 1 or str(results[0].status) == "error":
             raise RuntimeError(f"dbt test {select}: {res.exception} {[r.message for r in results]}")
         return str(results[0].status), int(results[0].failures or 0)
