@@ -72,15 +72,16 @@
 {% endmacro %}
 
 
-{% macro _cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte) %}
+{% macro _cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte, prefix_ctes='') %}
   {#-
     Dense drift: one narrow pass (key, row hash, per-key row count; one shuffle of a few bytes per
     row) finds the keys whose rows differ in the selected leaves, cached in a temporary view
     (released by the package's on-run-end hook). Returns the view's name, or none when more than
     `_broadcast_key_limit()` keys differ (the rows are then joined in full, as for sparse drift).
+    `prefix_ctes`: CTEs the ranges relation needs (with a trailing comma), e.g. drift_rows' `td_ranges`.
   -#}
   {% set keys_sql %}
-    with
+    with {{ prefix_ctes }}
     {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
     {{ leaves_cte }},
     {%- for side in ['source', 'target'] %}
@@ -107,7 +108,7 @@
   {% set view = 'td_cache_keys_' ~ local_md5(source ~ target ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
   {% do run_query("cache table " ~ view ~ " as " ~ keys_sql) %}
   {% set n = run_query("select count(*) from " ~ view).rows[0][0] | int %}
-  {% do log("table_diff.row_diff: " ~ n ~ " keys differ (found on the key/hash projection of the selected leaves)", info=false) %}
+  {% do log("table_diff: " ~ source ~ " vs " ~ target ~ ": " ~ n ~ " keys differ (found on the key/hash projection of the selected leaves)", info=false) %}
   {{ return(view if n <= table_diff._broadcast_key_limit() else none) }}
 {% endmacro %}
 

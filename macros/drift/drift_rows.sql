@@ -3,7 +3,8 @@
   computed without a pipeline (the engine behind the `no_drift` generic test).
   1. One query computes every leaf's signature on both sides (one pass over each table) and
      returns the mismatched leaves. Identical tables stop here: the returned SQL reads nothing.
-  2. Otherwise the rows of the mismatched leaves only are fetched and joined, cached once in a
+  2. Otherwise the rows of the mismatched leaves only are fetched and joined (when most leaves
+     differ, only the rows of the keys a narrow key/hash pass found different), cached once in a
      temporary view, counted per diff_type for the log line, and returned as `select * from` it.
      The package's on-run-end hook (`release_cached_views`) uncaches and drops those views when the
      invocation ends: the test's query reads the view after this macro returns, so it cannot.
@@ -77,13 +78,21 @@
     {{ return(table_diff._row_diff_select(spec, none)) }}
   {% endif %}
 
+  {% set leaves_cte %}
+    td_leaves as (
+      select explode(array({{ sig[3] }})) as leaf_id
+    )
+  {% endset %}
+  {#- Dense drift: the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
+  {% set keys_view = none %}
+  {% if (sig[2] | int) >= leaf_count * table_diff._dense_leaf_share() %}
+    {% set keys_view = table_diff._cache_differing_keys(spec, source, target, 'td_ranges', leaf_count, leaves_cte, ranges_cte) %}
+  {% endif %}
   {% set rows_sql %}
     with {{ ranges_cte }}
     {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
-    td_leaves as (
-      select explode(array({{ sig[3] }})) as leaf_id
-    ),
-    {{ table_diff._row_diff_ctes(spec, 'td_leaves') }}
+    {{ leaves_cte }},
+    {{ table_diff._row_diff_ctes(spec, 'td_leaves', keys_view) }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endset %}
   {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
