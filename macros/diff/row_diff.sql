@@ -56,12 +56,12 @@
 
 
 {% macro _dense_leaf_share() %}
-  {#- Share of leaves selected from which the row diff first finds the differing keys on a narrow
-      (key, row hash) projection: below it, shuffling the full rows of the selected leaves is cheaper
-      than a second scan (bench/results/: a full-width row costs ~2 us through shuffle, sort and
-      join on this machine, a scanned row ~0.25 us). The var `table_diff_dense_leaf_share` overrides
-      it (0 = always, above 1 = never; the property test draws both). -#}
-  {{ return(var('table_diff_dense_leaf_share', 0.15) | float) }}
+  {#- Share of selected leaves from which the row diff first finds the differing keys on a narrow
+      (key, row hash) projection. Off by default (2.0 = never): at 10M rows and 1% drift it measured
+      slower than joining the full rows (narrow pass 54 s, fetch 56 s, against 46-48 s for the
+      whole full-row join; ADR 0007). The var `table_diff_dense_leaf_share` turns it on (0 = always,
+      0.15 = when 15% of leaves differ); the property test runs every path. -#}
+  {{ return(var('table_diff_dense_leaf_share', 2.0) | float) }}
 {% endmacro %}
 
 
