@@ -42,10 +42,7 @@
     where selected
   )
   {% endset %}
-  {% set keys_view = none %}
-  {% if selected_leaves >= leaf_count * table_diff._dense_leaf_share() %}
-    {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte) %}
-  {% endif %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte, selected_leaves) %}
   with
   {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
   {{ leaves_cte }},
@@ -72,14 +69,19 @@
 {% endmacro %}
 
 
-{% macro _cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte, prefix_ctes='') %}
+{% macro _cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte, selected_leaves, prefix_ctes='') %}
   {#-
-    Dense drift: one narrow pass (key, row hash, per-key row count; one shuffle of a few bytes per
-    row) finds the keys whose rows differ in the selected leaves, cached in a temporary view
-    (released by the package's on-run-end hook). Returns the view's name, or none when more than
-    `_broadcast_key_limit()` keys differ (the rows are then joined in full, as for sparse drift).
+    Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
+    and nothing runs): one narrow pass (key, row hash, per-key row count; one shuffle of a few
+    bytes per row) finds the keys whose rows differ in the selected leaves, cached in a temporary
+    view (released by the package's on-run-end hook). Returns the view's name, or none when more
+    than `_broadcast_key_limit()` keys differ (the view is released at once and the rows are
+    joined in full, as for sparse drift).
     `prefix_ctes`: CTEs the ranges relation needs (with a trailing comma), e.g. drift_rows' `td_ranges`.
   -#}
+  {% if selected_leaves < leaf_count * table_diff._dense_leaf_share() %}
+    {{ return(none) }}
+  {% endif %}
   {% set keys_sql %}
     with {{ prefix_ctes }}
     {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
@@ -109,7 +111,12 @@
   {% do run_query("cache table " ~ view ~ " as " ~ keys_sql) %}
   {% set n = run_query("select count(*) from " ~ view).rows[0][0] | int %}
   {% do log("table_diff: " ~ source ~ " vs " ~ target ~ ": " ~ n ~ " keys differ (found on the key/hash projection of the selected leaves)", info=false) %}
-  {{ return(view if n <= table_diff._broadcast_key_limit() else none) }}
+  {% if n > table_diff._broadcast_key_limit() %}
+    {% do run_query("uncache table if exists " ~ view) %}
+    {% do run_query("drop view if exists " ~ view) %}
+    {{ return(none) }}
+  {% endif %}
+  {{ return(view) }}
 {% endmacro %}
 
 

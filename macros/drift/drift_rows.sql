@@ -83,11 +83,8 @@
       select explode(array({{ sig[3] }})) as leaf_id
     )
   {% endset %}
-  {#- Dense drift: the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
-  {% set keys_view = none %}
-  {% if (sig[2] | int) >= leaf_count * table_diff._dense_leaf_share() %}
-    {% set keys_view = table_diff._cache_differing_keys(spec, source, target, 'td_ranges', leaf_count, leaves_cte, ranges_cte) %}
-  {% endif %}
+  {#- Dense drift (opt-in): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, 'td_ranges', leaf_count, leaves_cte, sig[2] | int, ranges_cte) %}
   {% set rows_sql %}
     with {{ ranges_cte }}
     {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
