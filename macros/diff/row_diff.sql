@@ -29,7 +29,8 @@
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('row_diff', ranges) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
-  {% set sel = run_query("select count(*), coalesce(sum(leaf_hi - leaf_lo + 1), 0) from " ~ block_split ~ " where selected").rows[0] %}
+  {% set sel = run_query("select (select count(*) from " ~ block_split ~ " where selected), count(distinct leaf_id) from ("
+      ~ "select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ block_split ~ " where selected) as l").rows[0] %}
   {% set units, selected_leaves = sel[0] | int, sel[1] | int %}
   {% if units == 0 %}
     {#- Nothing differs (or nothing was selected): no scan at all, an empty table of the right shape. -#}
@@ -42,34 +43,52 @@
     where selected
   )
   {% endset %}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte, selected_leaves) %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count,
+      "select explode(sequence(leaf_lo, leaf_hi)) from " ~ block_split ~ " where selected", selected_leaves) %}
   with
   {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
   {{ leaves_cte }},
-  {{ table_diff._row_diff_ctes(spec, 'td_leaves', keys_view) }}
+  {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view) }}
   {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endif %}
 {% endmacro %}
 
 
-{% macro _dense_leaf_share() %}
-  {#- Share of selected leaves from which the row diff first finds the differing keys on a narrow
-      (key, row hash) projection. Off by default (2.0 = never): at 10M rows and 1% drift it measured
-      slower than joining the full rows (narrow pass 54 s, fetch 56 s, against 46-48 s for the
-      whole full-row join; ADR 0007). The var `table_diff_dense_leaf_share` turns it on (0 = always,
-      0.15 = when 15% of leaves differ); the property test runs every path. -#}
-  {{ return(var('table_diff_dense_leaf_share', 2.0) | float) }}
+{% macro _dense_leaf_share(macro_name='row_diff') %}
+  {#- Share of leaves selected from which the row diff first finds the differing keys on a narrow
+      (key, row hash) projection, then fetches only their rows. Default 0.5: at 10M rows and 1%
+      drift (every leaf selected) the row diff took 40 s this way against 45 s joining the full
+      rows; with few leaves selected the full-row join of those leaves reads less (ADR 0007). The
+      var `table_diff_dense_leaf_share` overrides it (0 = always, 2 = never); the property test
+      runs every path. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_dense_leaf_share', 0.5, 0)) }}
 {% endmacro %}
 
 
-{% macro _broadcast_key_limit() %}
+{% macro _broadcast_key_limit(macro_name='row_diff') %}
   {#- Most differing keys the row fetch broadcasts; above it, the full rows are joined as usual.
       The var `table_diff_broadcast_key_limit` overrides it. -#}
-  {{ return(var('table_diff_broadcast_key_limit', 1000000) | int) }}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_broadcast_key_limit', 1000000, 0, whole=true)) }}
 {% endmacro %}
 
 
-{% macro _cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_cte, selected_leaves, prefix_ctes='') %}
+{% macro _leaf_filter_cte(selected_leaves, leaf_count) %}
+  {#- The CTE of selected leaves rows are filtered by, or none when every leaf is selected: then no
+      row needs its leaf (the leaf search is the dearest expression of the pass). -#}
+  {{ return(none if selected_leaves >= leaf_count else 'td_leaves') }}
+{% endmacro %}
+
+
+{% macro _narrow_key(spec, key_sql) %}
+  {#- The key as the dense path's narrow pass joins it: a single key column raw (a NULL key never
+      matches, so its rows always count as differing and are fetched by a null-safe semi join);
+      a composite key as a struct, whose equality is null-safe field by field. Sorting and hashing
+      a raw bigint is far cheaper than a struct (ADR 0007). -#}
+  {{ return(key_sql if spec['key'] | length == 1 else "named_struct('k', " ~ key_sql ~ ")") }}
+{% endmacro %}
+
+
+{% macro _cache_differing_keys(spec, source, target, ranges_from, leaf_count, leaves_query, selected_leaves) %}
   {#-
     Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
     and nothing runs): one narrow pass (key, row hash, per-key row count; one shuffle of a few
@@ -77,17 +96,20 @@
     view (released by the package's on-run-end hook). Returns the view's name, or none when more
     than `_broadcast_key_limit()` keys differ (the view is released at once and the rows are
     joined in full, as for sparse drift).
-    `prefix_ctes`: CTEs the ranges relation needs (with a trailing comma), e.g. drift_rows' `td_ranges`.
+    `ranges_from`: the ranges as a FROM item (a relation, or `(query) as name`); `leaves_query`: a
+    query of the selected `leaf_id`s. The view's query has no WITH clause on purpose: Spark does not
+    substitute a cached view defined with CTEs into a query that has its own (the row diff's), and
+    would silently recompute the narrow pass once per side.
   -#}
   {% if selected_leaves < leaf_count * table_diff._dense_leaf_share() %}
     {{ return(none) }}
   {% endif %}
+  {%- set steps = table_diff._search_steps(leaf_count) if spec['strategy'] == 'range' else 0 -%}
+  {%- set filtered = table_diff._leaf_filter_cte(selected_leaves, leaf_count) is not none -%}
   {% set keys_sql %}
-    with {{ prefix_ctes }}
-    {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
-    {{ leaves_cte }},
-    {%- for side in ['source', 'target'] %}
-    td_{{ side }}_narrow as (
+    select distinct coalesce(s.__td_jk, t.__td_jk) as __td_jk
+    {%- for side, relation in [('source', source), ('target', target)] %}
+    {{ 'from' if loop.first else 'full outer join' }} (
       select
         __td_jk,
         __td_h1,
@@ -95,15 +117,23 @@
           partition by __td_jk order by __td_jk rows between unbounded preceding and unbounded following
         ) as __td_n
       from (
-        select named_struct('k', __td_k) as __td_jk, __td_h1
-        from {{ side }}_leafed
-        where __td_leaf in (select leaf_id from td_leaves)
+        select
+          {{ table_diff._narrow_key(spec, '__td_k') }} as __td_jk,
+          {{ table_diff.row_fingerprint(table_diff._fingerprint_inputs(spec, side), 'a') }} as __td_h1
+        from (
+          select *, {{ table_diff._key_expr(spec, side) }} as __td_k
+          from {{ relation }}
+          {{ table_diff._where(spec) }}
+        ) as r
+        {%- if filtered %}
+        {%- if steps > 0 %}
+        cross join ({{ table_diff._padded_bounds_sql(spec, ranges_from, steps) }}) as td_bounds
+        {%- endif %}
+        where {{ table_diff._leaf_expr(spec, '__td_k', leaf_count, steps) }} in ({{ leaves_query }})
+        {%- endif %}
       ) as x
-    ){{ ',' if loop.first }}
+    ) as {{ 's' if loop.first else 't' }}
     {%- endfor %}
-    select distinct coalesce(s.__td_jk, t.__td_jk) as __td_jk
-    from td_source_narrow as s
-    full outer join td_target_narrow as t
       on s.__td_jk = t.__td_jk and s.__td_n = 1 and t.__td_n = 1
     where s.__td_jk is null or t.__td_jk is null or s.__td_h1 != t.__td_h1
   {% endset %}
@@ -123,6 +153,7 @@
 {% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none) %}
   {#-
     Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
+    `leaves_cte`: the CTE of the selected leaves, or none when every leaf is selected.
     Each side's rows of the selected leaves (one scan each; a column's normalised value travels
     only when it differs from the stored one) get their key's row count and a row number (one
     window per side, partitioned by the key), then a null-safe full outer join on the key pairs them. Keys stored once on both sides are
@@ -156,11 +187,13 @@
       {%- if keys_relation %}
       select /*+ broadcast(td_dk) */ x.*, named_struct('k', x.__td_k) as __td_jk
       from {{ side }}_leafed as x
-      left semi join {{ keys_relation }} as td_dk on named_struct('k', x.__td_k) = td_dk.__td_jk
+      left semi join {{ keys_relation }} as td_dk on {{ table_diff._narrow_key(spec, 'x.__td_k') }} <=> td_dk.__td_jk
       {%- else %}
       select *, named_struct('k', __td_k) as __td_jk
       from {{ side }}_leafed
+      {%- if leaves_cte %}
       where __td_leaf in (select leaf_id from {{ leaves_cte }})
+      {%- endif %}
       {%- endif %}
     ) as x
   ),

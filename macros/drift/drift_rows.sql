@@ -84,12 +84,18 @@
     )
   {% endset %}
   {#- Dense drift (opt-in): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, 'td_ranges', leaf_count, leaves_cte, sig[2] | int, ranges_cte) %}
+  {% set ranges_from %}
+    {%- if spec['strategy'] == 'range' -%}
+    ({{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}) as td_ranges
+    {%- endif -%}
+  {% endset %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges_from, leaf_count,
+      "select explode(array(" ~ sig[3] ~ "))", sig[2] | int) %}
   {% set rows_sql %}
     with {{ ranges_cte }}
     {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
     {{ leaves_cte }},
-    {{ table_diff._row_diff_ctes(spec, 'td_leaves', keys_view) }}
+    {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(sig[2] | int, leaf_count), keys_view) }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endset %}
   {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}

@@ -52,3 +52,21 @@
   {% endif %}
   {{ return(out) }}
 {% endmacro %}
+
+
+{% macro _number_var(macro_name, name, default, minimum, whole=false) %}
+  {#- A tuning var (dbt_project.yml `vars:` or `--vars`): a number >= minimum (a whole one when
+      `whole`), else the standard error naming the var. Numeric strings are accepted. -#}
+  {% set raw = var(name, default) %}
+  {% set value = none %}
+  {% if raw is number and raw is not boolean %}
+    {% set value = raw %}
+  {% elif raw is string and modules.re.fullmatch('\\s*[0-9]+(\\.[0-9]+)?\\s*', raw) %}
+    {% set value = (raw | float) if '.' in raw else (raw | int) %}
+  {% endif %}
+  {% if value is none or value < minimum or (whole and (value | int) != value) %}
+    {{ table_diff._fail(macro_name, 'var ' ~ name, raw, ("a whole number" if whole else "a number") ~ " >= " ~ minimum,
+        "Set it under vars: in dbt_project.yml or with --vars '{" ~ name ~ ": " ~ default ~ "}', or remove it to use the default (" ~ default ~ ").") }}
+  {% endif %}
+  {{ return((value | int) if whole else (value | float)) }}
+{% endmacro %}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 GOOD = "source=ref('left_t'), target=ref('right_t')"
@@ -141,3 +143,30 @@ def test_warehouse_errors_name_table_column_and_fix(vproject):
         assert not vproject.table_exists(f"w_{case}")
     assert run.status("w_downstream") == "skipped"
     assert not vproject.table_exists("w_downstream")
+
+
+BAD_VARS = {
+    "share_not_a_number": ("table_diff_dense_leaf_share", "lots", "Expected a number >= 0"),
+    "limit_not_whole": ("table_diff_broadcast_key_limit", "1.5", "Expected a whole number >= 0"),
+    "limit_negative": ("table_diff_broadcast_key_limit", -3, "Expected a whole number >= 0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_VARS))
+def test_bad_tuning_vars_fail_at_parse_time(vproject, case):
+    """A typo in a tuning var fails the first model of a pair at parse time, naming the var."""
+    name, value, expected = BAD_VARS[case]
+    model = f"models/var_{case}.sql"
+    vproject.write(model, f"{{{{ table_diff.key_ranges({GOOD}, primary_key='id') }}}}")
+    try:
+        run = vproject.run("parse", "--vars", json.dumps({name: value}))
+        good = vproject.run(
+            "parse", "--vars", json.dumps({name: 0.25 if "share" in name else "40"})
+        )
+    finally:
+        vproject.remove(model)
+    run.assert_failure()
+    text = f"{run.log}\n{run.result.exception}"
+    assert f"table_diff.key_ranges: invalid var {name} '{value}'. {expected}" in text, text[-3000:]
+    assert "--vars" in text and "remove it to use the default" in text, text[-3000:]
+    good.assert_success()
