@@ -83,7 +83,7 @@
       select explode(array({{ sig[3] }})) as leaf_id
     )
   {% endset %}
-  {#- Dense drift (opt-in): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
+  {#- Dense drift (var table_diff_dense_leaf_share): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
   {% set ranges_from %}
     {%- if spec['strategy'] == 'range' -%}
     ({{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}) as td_ranges

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 BASE = """
@@ -133,14 +135,13 @@ def drift_project(dbt_project_factory):
 
 @pytest.fixture(scope="module", params=["full_rows", "narrow_keys_first"])
 def test_run(drift_project, request):
-    """`dbt test` once per row-fetch path of drift_rows: by default the full rows of the differing
-    blocks are joined; the var turns on the opt-in dense-drift path (differing keys found on a
-    narrow key/hash pass first, then only their rows fetched)."""
-    if request.param == "narrow_keys_first":
-        return drift_project.run(
-            "test", "--store-failures", "--vars", '{"table_diff_dense_leaf_share": 0.0}'
-        )
-    return drift_project.run("test", "--store-failures")
+    """`dbt test` once per row-fetch path of drift_rows, each forced by the var whatever the share
+    of differing blocks: the full rows of the differing blocks joined, or the dense-drift path
+    (differing keys found on a narrow key/hash pass first, then only their rows fetched)."""
+    share = 0.0 if request.param == "narrow_keys_first" else 2.0
+    return drift_project.run(
+        "test", "--store-failures", "--vars", json.dumps({"table_diff_dense_leaf_share": share})
+    )
 
 
 def test_identical_copy_passes(test_run):
