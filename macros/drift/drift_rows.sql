@@ -1,8 +1,10 @@
 {#-
   table_diff.drift_rows: the differing rows of two relations in the shape of a pair's row diff,
   computed without a pipeline (the engine behind the `no_drift` generic test).
+  0. With `quick_check` (default): one query computes a whole-table signature per side (one
+     pass over each table, no grouping). Identical tables stop here: the returned SQL reads nothing.
   1. One query computes every leaf's signature on both sides (one pass over each table) and
-     returns the mismatched leaves. Identical tables stop here: the returned SQL reads nothing.
+     returns the mismatched leaves. Without `quick_check`, identical tables stop here.
   2. Otherwise the rows of the mismatched leaves only are fetched and joined (when most leaves
      differ, only the rows of the keys a narrow key/hash pass found different), cached once in a
      temporary view, counted per diff_type for the log line, and returned as `select * from` it.
@@ -11,18 +13,22 @@
 -#}
 {% macro drift_rows(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy='hash', block_count=none, block_size=none, normalize=none,
-                    max_diff_rows=none, check_duplicate_keys=none, arg_names=none) %}
+                    max_diff_rows=none, check_duplicate_keys=none, quick_check=true, arg_names=none) %}
   {% set names = {'macro': 'drift_rows', 'source': 'source', 'target': 'target'} %}
   {% do names.update(arg_names or {}) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
   {% do table_diff._require_relation(names['macro'], names['target'], target) %}
   {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,
       strategy, block_count, block_size, none, none, none, max_diff_rows, normalize, check_duplicate_keys) %}
-  {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names)) }}
+  {% if quick_check is not boolean %}
+    {{ table_diff._fail(names['macro'], 'quick_check', quick_check, "true or false",
+        "Leave it out (true: one whole-table signature first) or set false when drift is expected.") }}
+  {% endif %}
+  {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names, quick_check)) }}
 {% endmacro %}
 
 
-{% macro default__drift_rows(source, target, opts, names) %}
+{% macro default__drift_rows(source, target, opts, names, quick_check=true) %}
   {% if execute %}
     {{ exceptions.raise_compiler_error("table_diff." ~ names['macro'] ~ ": not implemented for adapter '" ~ adapter.type()
         ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
@@ -30,11 +36,46 @@
 {% endmacro %}
 
 
-{% macro spark__drift_rows(source, target, opts, names) %}
+{% macro spark__drift_rows(source, target, opts, names, quick_check=true) %}
   {% if not execute %}
     {{ return("select cast(null as string) as diff_type where false") }}
   {% endif %}
   {% set spec = table_diff._resolve_spec(names['macro'], source, target, opts, names['source'], names['target']) %}
+  {% set label = source ~ " vs " ~ target %}
+  {#- The common case of a test is a pass: one whole-table signature per side (row count and the
+      exact sums of both 64-bit row hashes, as a block's), with no per-block grouping and no leaf
+      to compute. Equal: identical, done. With check_duplicate_keys the blocks must be counted. -#}
+  {% if quick_check and not spec.get('check_duplicate_keys') %}
+    {% set whole_sql %}
+      {%- for side, relation in [('source', source), ('target', target)] %}
+      {{ 'union all' if not loop.first }}
+      select
+        '{{ side }}' as side,
+        count(*) as n_rows,
+        coalesce(sum(shiftright(__td_h1, 32)), 0) as h1_hi,
+        coalesce(sum(__td_h1 & 4294967295), 0) as h1_lo,
+        coalesce(sum(shiftright(__td_h2, 32)), 0) as h2_hi,
+        coalesce(sum(__td_h2 & 4294967295), 0) as h2_lo
+      from (
+        {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+        select
+          {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
+          {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+        from {{ relation }}
+        {{ table_diff._where(spec) }}
+      ) as r
+      {%- endfor %}
+    {% endset %}
+    {% set whole = {} %}
+    {% for row in run_query(whole_sql).rows %}
+      {% do whole.update({row[0]: [row[1], row[2], row[3], row[4], row[5]] | map('int') | list}) %}
+    {% endfor %}
+    {% if whole['source'] == whole['target'] %}
+      {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ whole['source'][0]
+          ~ " rows each side; whole-table signatures equal).", info=true) %}
+      {{ return(table_diff._row_diff_select(spec, none)) }}
+    {% endif %}
+  {% endif %}
   {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% set layout = plan['layout'] %}
   {% set leaf_count = layout['leaf_count'] %}
@@ -71,7 +112,6 @@
     from td_cmp
   {% endset %}
   {% set sig = run_query(signatures_sql).rows[0] %}
-  {% set label = source ~ " vs " ~ target %}
   {% if (sig[2] | int) == 0 %}
     {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ sig[0] ~ " rows each side, "
         ~ leaf_count ~ " blocks compared).", info=true) %}

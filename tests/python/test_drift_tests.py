@@ -67,6 +67,15 @@ def drift_project(dbt_project_factory):
             strategy: range
             block_count: 2"""
     )
+    for name in ("same", "modified"):
+        tests.append(
+            f"""      - table_diff.no_drift:
+          name: drift_{name}_blocks_only
+          arguments:
+            compare_to: ref('copy_{name}')
+            primary_key: order_id
+            quick_check: false"""
+        )
     tests.append(
         """      - table_diff.no_drift:
           name: drift_modified_status_excluded
@@ -147,6 +156,17 @@ def test_run(drift_project, request):
 def test_identical_copy_passes(test_run):
     assert test_run.status("drift_same") == "pass", test_run.describe()
     assert "drift_same" in test_run.describe()
+
+
+def test_quick_check_decides_identical_on_whole_table_signatures(test_run):
+    """A pass stops after one whole-table signature per side; quick_check: false compares the
+    blocks instead, and a drifted copy fails the same either way."""
+    lines = [m for m in test_run.messages if "copy_same" in m and "identical" in m]
+    assert any("whole-table signatures equal" in m for m in lines), lines
+    assert any("blocks compared" in m for m in lines), lines  # drift_same_blocks_only
+    assert test_run.status("drift_same_blocks_only") == "pass", test_run.describe()
+    assert test_run.status("drift_modified_blocks_only") == "fail", test_run.describe()
+    assert test_run.node("drift_modified_blocks_only").failures == 2
 
 
 @pytest.mark.parametrize("name", ["added", "deleted", "modified", "duplicated"])

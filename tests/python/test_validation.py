@@ -170,3 +170,27 @@ def test_bad_tuning_vars_fail_at_parse_time(vproject, case):
     assert f"table_diff.key_ranges: invalid var {name} '{value}'. {expected}" in text, text[-3000:]
     assert "--vars" in text and "remove it to use the default" in text, text[-3000:]
     good.assert_success()
+
+
+def test_bad_quick_check_fails_at_parse_time(vproject):
+    vproject.write(
+        "models/quick_check.yml",
+        """version: 2
+models:
+  - name: left_t
+    data_tests:
+      - table_diff.no_drift:
+          arguments:
+            compare_to: ref('right_t')
+            primary_key: id
+            quick_check: "sometimes"
+""",
+    )
+    try:
+        run = vproject.run("parse")
+    finally:
+        vproject.remove("models/quick_check.yml")
+    run.assert_failure()
+    text = f"{run.log}\n{run.result.exception}"
+    assert "table_diff.no_drift: invalid quick_check 'sometimes'. Expected true or false" in text
+    assert "set false when drift is expected" in text, text[-3000:]
