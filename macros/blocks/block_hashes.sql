@@ -65,12 +65,20 @@
           found by the row diff, in the blocks whose signatures differ. -#}
       {{ "count(distinct named_struct('k', __td_k))" if spec.get('check_duplicate_keys') else 'count(*)' }} as n_keys,
       count_if({{ table_diff._null_key_expr(spec) }}) as n_null_key_rows,
-      sum(shiftright(__td_h1, 32)) as h1_hi,
-      sum(__td_h1 & 4294967295) as h1_lo,
-      sum(shiftright(__td_h2, 32)) as h2_hi,
-      sum(__td_h2 & 4294967295) as h2_lo
+      {{ table_diff._hash_sums() }}
     from {{ side }}_leafed
     group by __td_leaf
   ){{ ',' if loop.first }}
   {% endfor %}
 {% endmacro %}
+
+
+{% macro _hash_sums() %}
+  {#- The signature sums over `__td_h1` / `__td_h2`: high and low 32 bits summed separately, exact
+      up to 2^31 rows under ANSI on or off. Shared by the block signatures and no_drift's
+      whole-table signature, so both compare exactly the same quantities. -#}
+  sum(shiftright(__td_h1, 32)) as h1_hi,
+      sum(__td_h1 & 4294967295) as h1_lo,
+      sum(shiftright(__td_h2, 32)) as h2_hi,
+      sum(__td_h2 & 4294967295) as h2_lo
+{%- endmacro %}

@@ -29,25 +29,18 @@
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('row_diff', ranges) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
+  {% set leaves_query = "select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ block_split ~ " where selected" %}
   {% set sel = run_query("select (select count(*) from " ~ block_split ~ " where selected), count(distinct leaf_id) from ("
-      ~ "select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ block_split ~ " where selected) as l").rows[0] %}
+      ~ leaves_query ~ ") as l").rows[0] %}
   {% set units, selected_leaves = sel[0] | int, sel[1] | int %}
   {% if units == 0 %}
     {#- Nothing differs (or nothing was selected): no scan at all, an empty table of the right shape. -#}
     {{ table_diff._row_diff_select(spec, none) }}
   {% else %}
-  {% set leaves_cte %}
-  td_leaves as (
-    select distinct explode(sequence(leaf_lo, leaf_hi)) as leaf_id
-    from {{ block_split }}
-    where selected
-  )
-  {% endset %}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count,
-      "select explode(sequence(leaf_lo, leaf_hi)) from " ~ block_split ~ " where selected", selected_leaves) %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_query, selected_leaves) %}
   with
   {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
-  {{ leaves_cte }},
+  td_leaves as ({{ leaves_query }}),
   {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view) }}
   {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endif %}

@@ -52,10 +52,7 @@
       select
         '{{ side }}' as side,
         count(*) as n_rows,
-        coalesce(sum(shiftright(__td_h1, 32)), 0) as h1_hi,
-        coalesce(sum(__td_h1 & 4294967295), 0) as h1_lo,
-        coalesce(sum(shiftright(__td_h2, 32)), 0) as h2_hi,
-        coalesce(sum(__td_h2 & 4294967295), 0) as h2_lo
+        {{ table_diff._hash_sums() }}
       from (
         {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
         select
@@ -68,7 +65,8 @@
     {% endset %}
     {% set whole = {} %}
     {% for row in run_query(whole_sql).rows %}
-      {% do whole.update({row[0]: [row[1], row[2], row[3], row[4], row[5]] | map('int') | list}) %}
+      {#- An empty side sums to NULL; its row count 0 already tells it apart. -#}
+      {% do whole.update({row[0]: [row[1], row[2], row[3], row[4], row[5]]}) %}
     {% endfor %}
     {% if whole['source'] == whole['target'] %}
       {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ whole['source'][0]
@@ -118,11 +116,7 @@
     {{ return(table_diff._row_diff_select(spec, none)) }}
   {% endif %}
 
-  {% set leaves_cte %}
-    td_leaves as (
-      select explode(array({{ sig[3] }})) as leaf_id
-    )
-  {% endset %}
+  {% set leaves_query = "select explode(array(" ~ sig[3] ~ ")) as leaf_id" %}
   {#- Dense drift (var table_diff_dense_leaf_share): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
   {% set ranges_from %}
     {%- if spec['strategy'] == 'range' -%}
@@ -130,11 +124,11 @@
     {%- endif -%}
   {% endset %}
   {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges_from, leaf_count,
-      "select explode(array(" ~ sig[3] ~ "))", sig[2] | int) %}
+      leaves_query, sig[2] | int) %}
   {% set rows_sql %}
     with {{ ranges_cte }}
     {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
-    {{ leaves_cte }},
+    td_leaves as ({{ leaves_query }}),
     {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(sig[2] | int, leaf_count), keys_view) }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endset %}
