@@ -29,22 +29,22 @@
   {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
   with
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }}
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, table_diff._leaf_plan(spec, ranges, leaf_count)) }}
   select * from source_blocks
   union all
   select * from target_blocks
 {% endmacro %}
 
 
-{% macro _block_hashes_ctes(spec, source, target, ranges, leaf_count) %}
-  {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures). -#}
-  {%- set steps = table_diff._search_steps(leaf_count) if spec['strategy'] == 'range' else 0 -%}
-  {{ table_diff._bounds_ctes(spec, ranges, steps) }},
+{% macro _block_hashes_ctes(spec, source, target, ranges, plan) %}
+  {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures).
+      `plan`: how rows find their leaf (`_leaf_plan`). -#}
+  {{ table_diff._bounds_ctes(spec, ranges, plan) }},
   {% for side, relation in [('source', source), ('target', target)] %}
   {{ side }}_leafed as (
-    select
+    select {{ table_diff._leaf_hint(plan) }}
       r.*,
-      {{ table_diff._leaf_expr(spec, '__td_k', leaf_count, steps) }} as __td_leaf,
+      {{ table_diff._leaf_expr(spec, '__td_k', plan) }} as __td_leaf,
       {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
       {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
       {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
@@ -53,7 +53,7 @@
       from {{ relation }}
       {{ table_diff._where(spec) }}
     ) as r
-    cross join td_bounds
+    {{ table_diff._leaf_join(plan, 'td_bounds', 'r.__td_k') }}
   ),
 
   {{ side }}_blocks as (

@@ -37,9 +37,12 @@
     {#- Nothing differs (or nothing was selected): no scan at all, an empty table of the right shape. -#}
     {{ table_diff._row_diff_select(spec, none) }}
   {% else %}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, leaf_count, leaves_query, selected_leaves) %}
+  {#- Every leaf selected: no row needs its leaf, so none is looked up (nothing joined). -#}
+  {% set plan = table_diff._leaf_plan(spec, ranges, leaf_count) if selected_leaves < leaf_count
+      else {'kind': 'none', 'leaf_count': leaf_count} %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves) %}
   with
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, leaf_count) }},
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan) }},
   td_leaves as ({{ leaves_query }}),
   {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view) }}
   {{ table_diff._row_diff_select(spec, 'td_diff') }}
@@ -81,7 +84,7 @@
 {% endmacro %}
 
 
-{% macro _cache_differing_keys(spec, source, target, ranges_from, leaf_count, leaves_query, selected_leaves) %}
+{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves) %}
   {#-
     Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
     and nothing runs): one narrow pass (key, row hash, per-key row count; one shuffle of a few
@@ -94,10 +97,10 @@
     substitute a cached view defined with CTEs into a query that has its own (the row diff's), and
     would silently recompute the narrow pass once per side.
   -#}
+  {% set leaf_count = plan['leaf_count'] %}
   {% if selected_leaves < leaf_count * table_diff._dense_leaf_share() %}
     {{ return(none) }}
   {% endif %}
-  {%- set steps = table_diff._search_steps(leaf_count) if spec['strategy'] == 'range' else 0 -%}
   {%- set filtered = table_diff._leaf_filter_cte(selected_leaves, leaf_count) is not none -%}
   {% set keys_sql %}
     select distinct coalesce(s.__td_jk, t.__td_jk) as __td_jk
@@ -110,7 +113,7 @@
           partition by __td_jk order by __td_jk rows between unbounded preceding and unbounded following
         ) as __td_n
       from (
-        select
+        select {{ table_diff._leaf_hint(plan) if filtered }}
           {{ table_diff._narrow_key(spec, '__td_k') }} as __td_jk,
           {{ table_diff.row_fingerprint(table_diff._fingerprint_inputs(spec, side), 'a') }} as __td_h1
         from (
@@ -119,10 +122,8 @@
           {{ table_diff._where(spec) }}
         ) as r
         {%- if filtered %}
-        {%- if steps > 0 %}
-        cross join ({{ table_diff._padded_bounds_sql(spec, ranges_from, steps) }}) as td_bounds
-        {%- endif %}
-        where {{ table_diff._leaf_expr(spec, '__td_k', leaf_count, steps) }} in ({{ leaves_query }})
+        {{ table_diff._leaf_join(plan, '(' ~ table_diff._leaf_table_sql(spec, ranges_from, plan) ~ ')', 'r.__td_k') }}
+        where {{ table_diff._leaf_expr(spec, '__td_k', plan) }} in ({{ leaves_query }})
         {%- endif %}
       ) as x
     ) as {{ 's' if loop.first else 't' }}

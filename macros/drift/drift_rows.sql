@@ -77,6 +77,8 @@
   {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% set layout = plan['layout'] %}
   {% set leaf_count = layout['leaf_count'] %}
+  {#- The ranges are a CTE here (td_ranges), so no query can inspect them: search or hash leaves. -#}
+  {% set leaf_plan = table_diff._leaf_plan(spec, none, leaf_count, introspect=false) %}
   {% set ranges_cte %}
     {%- if spec['strategy'] == 'range' -%}
     td_ranges as (
@@ -86,7 +88,7 @@
   {% endset %}
   {% set signatures_sql %}
     with {{ ranges_cte }}
-    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
+    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_plan) }},
     td_cmp as (
       select
         coalesce(s.leaf_id, t.leaf_id) as leaf_id,
@@ -123,11 +125,11 @@
     ({{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}) as td_ranges
     {%- endif -%}
   {% endset %}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges_from, leaf_count,
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges_from, leaf_plan,
       leaves_query, sig[2] | int) %}
   {% set rows_sql %}
     with {{ ranges_cte }}
-    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_count) }},
+    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_plan) }},
     td_leaves as ({{ leaves_query }}),
     {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(sig[2] | int, leaf_count), keys_view) }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
