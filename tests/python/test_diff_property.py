@@ -388,3 +388,101 @@ def test_fingerprint_sums_survive_64_bit_overflow(diff_project, monkeypatch, ans
     assert [(r["id"], r["diff_type"], list(r["changed_columns"])) for r in diff] == [
         (2999, "modified", ["v"])
     ]
+
+
+# Key sets for the leaf lookup (macros/internal/_expressions.sql `_leaf_plan`), each with the way
+# rows must find their leaf: a grid cell joined to the bounds (one integral key whose bounds spread
+# evenly enough), or the binary search (skewed keys: too many bounds in one cell; a span too wide
+# for exact bigint cell arithmetic; a string key).
+LEAF_KEY_SETS = {
+    # 3000 consecutive ids, shuffled on disk: at most one bound per cell
+    "uniform_bigint": ("bigint", "grid", "select id as k from range(3000)"),
+    # dense ids plus a sparse tail: several bounds share a cell
+    "dense_tail_int": (
+        "int",
+        "grid",
+        "select cast(id - 1500 as int) as k from range(3000) "
+        "union all select cast(id * 97 + 5000 as int) from range(200)",
+    ),
+    # nearly all keys in a narrow band, a few far out: one cell would hold most bounds
+    "skewed_bigint": (
+        "bigint",
+        "search",
+        "select id as k from range(3000) union all select id * 1000000000000 from range(1, 40)",
+    ),
+    # the whole bigint range: cell arithmetic could overflow, so no grid
+    "extreme_bigint": (
+        "bigint",
+        "search",
+        "select id * 3074457345618258 as k from range(-3000, 3000) "
+        "union all select -9223372036854775807 union all select 9223372036854775807",
+    ),
+}
+
+
+@pytest.mark.parametrize("key_set", list(LEAF_KEY_SETS))
+def test_every_row_lands_in_the_leaf_its_key_range_names(diff_project, key_set):
+    """Leaves are PK ranges: block_hashes' per-leaf row counts equal a brute-force assignment of
+    every row (NULL keys included) to the leaf whose [lower_bound, upper_bound) holds its key.
+    A leaf function that were wrong but the same on both sides would still give a correct diff,
+    which is why the oracle test alone cannot catch it."""
+    key_type, way, keys_sql = LEAF_KEY_SETS[key_set]
+    spark, schema = diff_project.spark, diff_project.schema
+    src, tgt = f"leaf_{key_set}_source", f"leaf_{key_set}_target"
+    body = (
+        f"select cast(k as {key_type}) as k, concat('v', k) as v from ({keys_sql}) as keys "
+        f"union all select cast(null as {key_type}), 'null key' "
+        "distribute by pmod(xxhash64(k, 'disk'), 3) sort by xxhash64(k, 'order')"
+    )
+    for table, change in ((src, ""), (tgt, " where k is null or pmod(k, 7) != 3")):
+        spark.sql(f"drop table if exists `{schema}`.{table}")
+        spark.sql(
+            f"create table `{schema}`.{table} using parquet as select * from ({body}){change}"
+        )
+    name = f"leaf_{key_set}"
+    _build_pairs(
+        diff_project,
+        [
+            PairOptions(
+                name=name,
+                source=f"source('gen', '{src}')",
+                target=f"source('gen', '{tgt}')",
+                primary_key=("k",),
+                compare_unit_size=10,
+            )
+        ],
+        [src, tgt],
+    )
+    compiled = next((diff_project.root / "target" / "run").rglob(f"{name}__block_hashes.sql"))
+    sql = compiled.read_text()
+    marker = {"grid": "td_g.__td_first", "search": "aggregate(sequence("}[way]
+    assert marker in sql, f"{key_set}: expected the {way} leaf lookup in {compiled}"
+    leaves = spark.table(diff_project.relation(f"{name}__ranges")).count()
+    assert leaves > 100, f"{key_set}: only {leaves} leaves; the layout did not split"
+    ranges = diff_project.relation(f"{name}__ranges")
+    for side, table in (("source", src), ("target", tgt)):
+        want = {
+            (r[0], r[1])
+            for r in spark.sql(
+                f"select leaf_id, count(*) from (select t.k, max(r.leaf_id) as leaf_id "
+                f"from `{schema}`.{table} as t join {ranges} as r "
+                "on r.lower_bound is null or r.lower_bound <= t.k "
+                "group by t.k) as x group by leaf_id"
+            ).collect()
+        }
+        # one NULL key row: the join above gives it leaf 0 (only leaf 0 has a NULL lower bound)
+        got = {
+            (r[0], r[1])
+            for r in spark.sql(
+                f"select leaf_id, n_rows from {diff_project.relation(name + '__block_hashes')} "
+                f"where side = '{side}'"
+            ).collect()
+        }
+        assert got == want, f"{key_set} {side}: leaf counts differ: {sorted(got ^ want)[:10]}"
+    modified_or_deleted = spark.sql(
+        f"select count(*) from {diff_project.relation(name + '__row_diff')}"
+    ).first()[0]
+    expected_deleted = spark.sql(
+        f"select count(*) from `{schema}`.{src} where pmod(k, 7) = 3"
+    ).first()[0]
+    assert modified_or_deleted == expected_deleted, key_set
