@@ -186,31 +186,33 @@
     One row per grid cell c (0 .. last_cell; cell c starts at base + c * width): `__td_first`, the
     number of bounds <= the cell's start (bounds of earlier cells, and one equal to the start), and
     `__td_nb1..` the bounds strictly inside the cell, ascending (NULL where fewer).
+    Every cell comes from a union with the cell sequence (a NULL bound, counted by nothing), so no
+    join is needed: one aggregate over at most leaves + 65536 rows, then one running sum.
   -#}
   {%- set base, w = table_diff._bigint(plan['base']), plan['width'] ~ 'L' -%}
   select
-    g.__td_c,
+    c as __td_c,
     cast(
-      coalesce(sum(x.n) over (order by g.__td_c rows between unbounded preceding and 1 preceding), 0)
-      + coalesce(x.at_start, 0) as int
+      coalesce(sum(n) over (order by c rows between unbounded preceding and 1 preceding), 0) + at_start as int
     ) as __td_first
     {%- for j in range(plan['inside']) %},
-    try_element_at(x.inside, {{ j + 1 }}) as __td_nb{{ j + 1 }}
+    try_element_at(inside, {{ j + 1 }}) as __td_nb{{ j + 1 }}
     {%- endfor %}
-  from (select explode(sequence(0L, {{ plan['last_cell'] }}L)) as __td_c) as g
-  left join (
+  from (
     select
       c,
-      count(*) as n,
+      count(b) as n,
       count_if(b = {{ base }} + c * {{ w }}) as at_start,
       array_sort(collect_list(if(b > {{ base }} + c * {{ w }}, b, null))) as inside
     from (
       select (cast(lower_bound as bigint) - {{ base }}) div {{ w }} as c, cast(lower_bound as bigint) as b
       from {{ ranges_from }}
       where leaf_id > 0
-    ) as bounds
+      union all
+      select explode(sequence(0L, {{ plan['last_cell'] }}L)) as c, cast(null as bigint) as b
+    ) as cell_bounds
     group by c
-  ) as x on g.__td_c = x.c
+  ) as cells
 {%- endmacro %}
 
 
