@@ -73,7 +73,8 @@
             arithmetic: the span is checked to stay below 2^61) is equi-joined, as a broadcast,
             to `td_bounds`: one row per cell with the leaf of the cell's first key and the few
             bounds inside the cell (at most 8, `inside`). A sum of comparisons, all compiled code:
-            measured 1.64x the floor against 2.22x for the search (10M rows, 4096 leaves).
+            measured 2.08x the floor against 2.21x for the search (10M rows, 4096 leaves;
+            ADR 0008 amendment: the grouping, not the lookup, is most of the rest).
     search: any other key: a binary search over the padded bounds (`_leaf_expr`).
     `introspect` false (ranges given as a CTE, as no_drift does): search or hash, no query.
     Both exact ways give every key the same leaf, so models of one pair may differ in the way.

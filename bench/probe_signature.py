@@ -1,0 +1,161 @@
+"""Where the signature pass's time goes: variants of one query, timed in one SparkSession.
+
+Run after `bench/run.py --rows N --k 0,...` has generated the tables and built the pair `k_0` at
+that row count (it reads the compiled `k_0__block_hashes` SQL from the bench project). Every
+variant reads both tables; medians of --reps after one warm-up, interleaved, ratios to the floor:
+
+- floor          count + overflow-safe sums of one 64-bit row hash (bench/run.py's baseline)
+- block_hashes   the package's compiled signature pass, as `dbt run` executes it
+- search         the same with the binary-search leaf (ADR 0006) instead of the grid (ADR 0008);
+                 checked to give the same rows
+- global_4sums   the 128-bit whole-table signature: no leaf, no grouping (no_drift's quick check)
+- grp_count      grouping by `pmod(id, 4096)`, only a count and two max (few aggregate buffers)
+- grp_4sums      grouping by `pmod(id, G)` with the package's sums, G = 4096, 1024, 256
+- narrow_window / narrow_agg_shj  (--dense) the dense row diff's narrow pass on the 1% pair:
+                 a per-key window (as shipped) against a per-key aggregate + shuffled hash join
+
+    .venv/bin/python bench/probe_signature.py --rows 10000000 [--reps 5] [--only a,b] [--dense]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import generate  # noqa: E402
+import run  # noqa: E402
+
+
+def search_variant(spark, query: str, ranges: str) -> str:
+    """The compiled grid query with the binary-search leaf of ADR 0006 instead."""
+    leaves = spark.sql(f"select count(*) from {ranges}").collect()[0][0]
+    steps = 0
+    while 2**steps - 1 < leaves - 1:
+        steps += 1
+    top = 2 ** (steps - 1)
+    padded = (
+        f"select concat(b, array_repeat(try_element_at(b, -1), {2**steps - 1} - size(b)))"
+        " as __td_bounds from (select transform(array_sort(collect_list(named_struct("
+        f"'id', leaf_id, 'lo', lower_bound))), x -> x.lo) as b from {ranges}"
+        " where leaf_id > 0) as a"
+    )
+    leaf = (
+        f"least(aggregate(sequence(0, {steps - 1}), 0, (p, i) -> p + if(element_at(__td_bounds,"
+        f" p + shiftright({top}, i)) <= __td_k, shiftright({top}, i), 0)), {leaves - 1})"
+    )
+    start, end = query.index("td_bounds as ("), query.index("source_leafed as (")
+    out = query[:start] + f"td_bounds as ({padded}),\n" + query[end:]
+    out = re.sub(
+        r"coalesce\(td_g\.__td_first[^\n]*?, 0\) as __td_leaf", leaf + " as __td_leaf", out
+    )
+    out = re.sub(r"left join td_bounds as td_g on [^\n]*", "cross join td_bounds", out)
+    return out.replace("/*+ broadcast(td_g) */", "")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=run.parse_rows, default=[10_000_000])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", type=lambda s: s.split(","))
+    ap.add_argument("--dense", action="store_true")
+    ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")
+    args = ap.parse_args()
+    rows = args.rows[0]
+    spark = run.start_spark(run.spark_conf(args.spark_home / str(rows), "8g"))
+    cols = generate.key_columns(False) + generate.value_columns(False)
+    src, tgt = generate.table_names(run.DATABASE, rows, 0, 7, False, False)
+    compiled = next(
+        (args.spark_home / str(rows) / "project").glob("target/run/**/k_0__block_hashes.sql")
+    )
+    query = compiled.read_text().split(" as\n", 1)[1]
+    query = query[query.index("with") :]
+    ranges = f"{run.PAIR_SCHEMA}.k_0__ranges"
+
+    mask = " | ".join(f"if(`{c}` is null, {1 << i}L, 0L)" for i, c in enumerate(cols))
+    col_list = ", ".join(f"`{c}`" for c in cols)
+
+    def grouped(aggs: str, group: str | None) -> str:
+        parts = []
+        for table in (src, tgt):
+            inner = (
+                f"select {group + ' as g, ' if group else ''}"
+                f"xxhash64('a', ({mask}), {col_list}) as h1,"
+                f" xxhash64('b', ({mask}), {col_list}) as h2 from {table}"
+            )
+            parts.append(
+                f"select {'g, ' if group else ''}{aggs} from ({inner}) as x"
+                + (" group by g" if group else "")
+            )
+        return " union all ".join(parts)
+
+    sums = (
+        "count(*) as n, sum(shiftright(h1, 32)) as a, sum(h1 & 4294967295) as b,"
+        " sum(shiftright(h2, 32)) as c, sum(h2 & 4294967295) as d"
+    )
+    variants = {
+        "floor": run.floor_sql(src, tgt, cols),
+        "block_hashes": query,
+        "search": search_variant(spark, query, ranges),
+        "global_4sums": grouped(sums, None),
+        "grp_count": grouped("count(*) as n, max(h1) as m1, max(h2) as m2", "pmod(id, 4096)"),
+        "grp_4sums": grouped(sums, "pmod(id, 4096)"),
+        "grp_4sums_1024": grouped(sums, "pmod(id, 1024)"),
+        "grp_4sums_256": grouped(sums, "pmod(id, 256)"),
+    }
+    if args.dense:
+        dsrc, dtgt = generate.table_names(run.DATABASE, rows, rows // 100, 7, False, False)
+        h = run.row_hash(cols)
+        window = (
+            "count(*) over (partition by jk order by jk"
+            " rows between unbounded preceding and unbounded following)"
+        )
+
+        def side(t: str) -> str:
+            return f"select id as jk, {h} as h1 from {t}"
+
+        variants["narrow_window"] = (
+            f"select count(*) from (select distinct coalesce(s.jk, t.jk) as jk from (select jk, h1,"
+            f" {window} as n from ({side(dsrc)}) as x) as s full outer join"
+            f" (select jk, h1, {window} as n from ({side(dtgt)}) as x) as t"
+            " on s.jk = t.jk and s.n = 1 and t.n = 1"
+            " where s.jk is null or t.jk is null or s.h1 != t.h1) as z"
+        )
+
+        def agg(t: str) -> str:
+            return f"select jk, count(*) as n, min(h1) as h1 from ({side(t)}) as x group by jk"
+
+        variants["narrow_agg_shj"] = (
+            "select count(*) from (select /*+ shuffle_hash(s) */ coalesce(s.jk, t.jk) as jk"
+            f" from ({agg(dsrc)}) as s full outer join ({agg(dtgt)}) as t on s.jk = t.jk"
+            " where s.jk is null or t.jk is null or s.n > 1 or t.n > 1 or s.h1 != t.h1) as z"
+        )
+    names = ["floor", *[n for n in (args.only or variants) if n != "floor"]]
+
+    got = sorted(map(tuple, spark.sql(variants["search"]).collect()))
+    if got != sorted(map(tuple, spark.sql(query).collect())):
+        raise AssertionError("search and grid leaves gave different signatures")
+
+    times: dict[str, list[float]] = {n: [] for n in names}
+    for rep in range(args.reps + 1):
+        for name in names:
+            t0 = time.perf_counter()
+            spark.sql(variants[name]).collect()
+            if rep:
+                times[name].append(time.perf_counter() - t0)
+    floor = statistics.median(times["floor"])
+    for name in names:
+        m = statistics.median(times[name])
+        runs = ", ".join(f"{x:.2f}" for x in times[name])
+        print(f"| {name} | {m:.2f} | {m / floor:.2f}x | {runs} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
