@@ -78,16 +78,12 @@ def main() -> int:
     query = query[query.index("with") :]
     ranges = f"{run.PAIR_SCHEMA}.k_0__ranges"
 
-    mask = " | ".join(f"if(`{c}` is null, {1 << i}L, 0L)" for i, c in enumerate(cols))
-    col_list = ", ".join(f"`{c}`" for c in cols)
-
     def grouped(aggs: str, group: str | None) -> str:
         parts = []
         for table in (src, tgt):
             inner = (
-                f"select {group + ' as g, ' if group else ''}"
-                f"xxhash64('a', ({mask}), {col_list}) as h1,"
-                f" xxhash64('b', ({mask}), {col_list}) as h2 from {table}"
+                f"select {group + ' as g, ' if group else ''}{run.row_hash(cols, 'a')} as h1,"
+                f" {run.row_hash(cols, 'b')} as h2 from {table}"
             )
             parts.append(
                 f"select {'g, ' if group else ''}{aggs} from ({inner}) as x"

@@ -54,9 +54,11 @@ PAIR_SCHEMA = "bench_td"
 # ------------------------------------------------------------------------------------------------
 
 
-def row_hash(columns: list[str]) -> str:
+def row_hash(columns: list[str], salt: str | None = None) -> str:
+    """xxhash64 over a NULL bitmask and the columns; a salt first gives an independent hash."""
     mask = " | ".join(f"if(`{c}` is null, {1 << i}L, 0L)" for i, c in enumerate(columns))
-    return f"xxhash64(({mask}), {', '.join(f'`{c}`' for c in columns)})"
+    first = f"'{salt}', " if salt else ""
+    return f"xxhash64({first}({mask}), {', '.join(f'`{c}`' for c in columns)})"
 
 
 def floor_sql(src: str, tgt: str, columns: list[str]) -> str:
