@@ -5,6 +5,14 @@
   and the overflow-safe sums of both 64-bit row hashes (high and low 32 bits summed separately:
   exact up to 2^31 rows per leaf, under ANSI on or off). Coarser block signatures are sums of these,
   so the split step needs no further scan.
+
+  Quick check (the pair's `quick_check`, ADR 0009): first one whole-table signature per side, the
+  same quantities with no leaf and no grouping (the grouping is what makes the leaf pass dear).
+  When the sides agree the result is those two rows (leaf_id NULL) and the leaf pass never runs:
+  it is cross joined to a one-row "drifted" relation that is then empty, which Spark's adaptive
+  execution turns into an empty relation before scanning. When they differ the leaf rows follow
+  as usual, one pass later. 'auto' skips the quick check when this model's last result says the
+  sides differed, since drift tends to persist from run to run.
 -#}
 {% macro block_hashes(ranges, source, target) %}
   {% do table_diff._require_relation('block_hashes', 'ranges', ranges) %}
@@ -28,21 +36,99 @@
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
+  {% set quick = table_diff._use_quick_check(spec) %}
   with
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, table_diff._leaf_plan(spec, ranges, leaf_count)) }}
+  {% if quick %}
+  {{ table_diff._whole_signature_ctes(spec, source, target) }},
+  {% endif %}
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, table_diff._leaf_plan(spec, ranges, leaf_count),
+      gate='td_drifted' if quick else none) }}
   select * from source_blocks
   union all
   select * from target_blocks
+  {% if quick %}
+  union all
+  select w.* from td_whole as w cross join td_gate as g where not g.drifted
+  {% endif %}
 {% endmacro %}
 
 
-{% macro _block_hashes_ctes(spec, source, target, ranges, plan) %}
+{% macro _use_quick_check(spec) %}
+  {#- Whether this run of a pair's block_hashes starts with the whole-table signature. Never with
+      check_duplicate_keys (the per-leaf distinct-key counts are what it asks for). 'auto': unless
+      this model's previous result (whole-table or per-leaf rows: their per-side totals are the
+      whole-table signatures either way) shows that the sides differed. -#}
+  {% set mode = spec.get('quick_check', 'auto') %}
+  {% if mode is false or spec.get('check_duplicate_keys') %}{{ return(false) }}{% endif %}
+  {% if mode is true %}{{ return(true) }}{% endif %}
+  {% set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
+  {% if previous is none %}{{ return(true) }}{% endif %}
+  {% set totals = {} %}
+  {% set res = run_query("select side, sum(n_rows), sum(h1_hi), sum(h1_lo), sum(h2_hi), sum(h2_lo) from "
+      ~ previous ~ " group by side") %}
+  {% for row in res.rows %}
+    {% do totals.update({row[0]: [row[1], row[2], row[3], row[4], row[5]] | map('int') | list}) %}
+  {% endfor %}
+  {% set zero = [0, 0, 0, 0, 0] %}
+  {% if totals.get('source', zero) != totals.get('target', zero) %}
+    {% do log("table_diff.block_hashes: " ~ spec['source'] ~ " vs " ~ spec['target']
+        ~ ": quick check skipped (quick_check='auto' and the last run found the sides different).", info=true) %}
+    {{ return(false) }}
+  {% endif %}
+  {{ return(true) }}
+{% endmacro %}
+
+
+{% macro _whole_signature_ctes(spec, source, target) %}
+  {#- CTEs `td_whole` (per side: one row shaped like a leaf's, leaf_id NULL, over the whole
+      filtered table), `td_gate` (one row: do the sides differ?) and `td_drifted` (that row only
+      when they differ; the leaf pass is cross joined to it). -#}
+  td_whole as (
+    {%- for side, relation in [('source', source), ('target', target)] %}
+    {{ 'union all' if not loop.first }}
+    select
+      '{{ side }}' as side,
+      cast(null as int) as leaf_id,
+      count(*) as n_rows,
+      count(*) as n_keys,
+      count_if(__td_null_key) as n_null_key_rows,
+      {{ table_diff._hash_sums(empty_as_zero=true) }}
+    from (
+      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+      select
+        {{ table_diff._null_key_expr(spec) }} as __td_null_key,
+        {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
+        {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+      from {{ relation }}
+      {{ table_diff._where(spec) }}
+    ) as r
+    {%- endfor %}
+  ),
+
+  td_gate as (
+    select
+      not (
+        s.n_rows = t.n_rows and s.h1_hi = t.h1_hi and s.h1_lo = t.h1_lo
+        and s.h2_hi = t.h2_hi and s.h2_lo = t.h2_lo
+      ) as drifted
+    from td_whole as s cross join td_whole as t
+    where s.side = 'source' and t.side = 'target'
+  ),
+
+  td_drifted as (
+    select drifted from td_gate where drifted
+  )
+{%- endmacro %}
+
+
+{% macro _block_hashes_ctes(spec, source, target, ranges, plan, gate=none) %}
   {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures).
-      `plan`: how rows find their leaf (`_leaf_plan`). -#}
+      `plan`: how rows find their leaf (`_leaf_plan`). `gate`: a CTE of at most one row the rows are
+      cross joined to (broadcast), so that no row is read when it is empty. -#}
   {{ table_diff._bounds_ctes(spec, ranges, plan) }},
   {% for side, relation in [('source', source), ('target', target)] %}
   {{ side }}_leafed as (
-    select {{ table_diff._leaf_hint(plan) }}
+    select {{ table_diff._leaf_hint(plan, gate) }}
       r.*,
       {{ table_diff._leaf_expr(spec, '__td_k', plan) }} as __td_leaf,
       {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
@@ -54,6 +140,9 @@
       {{ table_diff._where(spec) }}
     ) as r
     {{ table_diff._leaf_join(plan, 'td_bounds', 'r.__td_k') }}
+    {%- if gate %}
+    cross join {{ gate }}
+    {%- endif %}
   ),
 
   {{ side }}_blocks as (
@@ -73,12 +162,13 @@
 {% endmacro %}
 
 
-{% macro _hash_sums() %}
+{% macro _hash_sums(empty_as_zero=false) %}
   {#- The signature sums over `__td_h1` / `__td_h2`: high and low 32 bits summed separately, exact
       up to 2^31 rows under ANSI on or off. Shared by the block signatures and no_drift's
       whole-table signature, so both compare exactly the same quantities. -#}
-  sum(shiftright(__td_h1, 32)) as h1_hi,
-      sum(__td_h1 & 4294967295) as h1_lo,
-      sum(shiftright(__td_h2, 32)) as h2_hi,
-      sum(__td_h2 & 4294967295) as h2_lo
+  {%- set sums = [('h1_hi', 'shiftright(__td_h1, 32)'), ('h1_lo', '__td_h1 & 4294967295'),
+                  ('h2_hi', 'shiftright(__td_h2, 32)'), ('h2_lo', '__td_h2 & 4294967295')] -%}
+  {%- for name, expr in sums %}
+      {{ ('coalesce(sum(' ~ expr ~ '), 0)') if empty_as_zero else ('sum(' ~ expr ~ ')') }} as {{ name }}{{ ',' if not loop.last }}
+  {%- endfor %}
 {%- endmacro %}

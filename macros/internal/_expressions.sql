@@ -157,9 +157,11 @@
 {% endmacro %}
 
 
-{% macro _leaf_hint(plan) %}
-  {#- The select hint that keeps the grid join a broadcast (a sort-merge join of the grid costs 3x). -#}
-  {{ return('/*+ broadcast(td_g) */' if plan['kind'] == 'grid' else '') }}
+{% macro _leaf_hint(plan, gate=none) %}
+  {#- The select hint that keeps the grid join a broadcast (a sort-merge join of the grid costs 3x),
+      and the quick check's gate one (its cross join must not become a cartesian product). -#}
+  {%- set names = (['td_g'] if plan['kind'] == 'grid' else []) + ([gate] if gate else []) -%}
+  {{ return(('/*+ broadcast(' ~ names | join(', ') ~ ') */') if names else '') }}
 {% endmacro %}
 
 

@@ -87,6 +87,18 @@
 {% endmacro %}
 
 
+{% macro _quick_check_option(macro_name, quick_check) %}
+  {#- A pair's `quick_check`: true, false or 'auto' (the default, also for none). -#}
+  {% if quick_check is none %}{{ return('auto') }}{% endif %}
+  {% if quick_check is not boolean and quick_check != 'auto' %}
+    {{ table_diff._fail(macro_name, 'quick_check', quick_check, "true, false or 'auto'",
+        "Leave it out ('auto': a whole-table signature first unless the last run found drift), "
+        ~ "true (always first) or false (never: drift is expected).") }}
+  {% endif %}
+  {{ return(quick_check) }}
+{% endmacro %}
+
+
 {% macro _find_column(columns, name) %}
   {% for c in columns %}
     {% if c.name | lower == name | lower %}{{ return(c) }}{% endif %}
@@ -196,6 +208,7 @@
       'split_factor': opts['split_factor'], 'compare_unit_size': opts['compare_unit_size'],
       'max_depth': opts['max_depth'], 'max_diff_rows': opts['max_diff_rows'],
       'check_duplicate_keys': opts.get('check_duplicate_keys', false),
+      'quick_check': opts.get('quick_check', 'auto'),
   } %}
   {{ return(spec) }}
 {% endmacro %}

@@ -46,6 +46,12 @@ def _add_scaffold(sub) -> None:
         help="count duplicate keys in every block, not only where the sides differ",
     )
     pair.add_argument(
+        "--quick-check",
+        choices=["auto", "true", "false"],
+        help="whole-table signature before the per-block pass: auto (default: unless the last "
+        "run found drift), true (always) or false (never; drift is expected)",
+    )
+    pair.add_argument(
         "--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable"
     )
     pair.add_argument(
@@ -88,6 +94,7 @@ def _scaffold_pair(args) -> int:
         max_depth=args.max_depth,
         max_diff_rows=args.max_diff_rows,
         check_duplicate_keys=args.check_duplicate_keys,
+        quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
     )
     for path in write_pair(opts, Path(args.dir), force=args.force):

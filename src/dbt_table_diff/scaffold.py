@@ -44,6 +44,7 @@ class PairOptions:
     max_diff_rows: int | None = None
     normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
     check_duplicate_keys: bool | None = None
+    quick_check: bool | str | None = None  # True, False or "auto" (the default when None)
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -108,6 +109,10 @@ def validate(opts: PairOptions) -> None:
     ):
         if value is not None and value < minimum:
             raise ScaffoldError(f"invalid {arg} {value}. Expected a whole number >= {minimum}.")
+    if opts.quick_check not in (None, True, False, "auto"):
+        raise ScaffoldError(
+            f"invalid --quick-check '{opts.quick_check}'. Expected auto, true or false."
+        )
 
 
 def jinja_literal(value: Any) -> str:
@@ -151,6 +156,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         "max_diff_rows": opts.max_diff_rows,
         "normalize": opts.normalize or None,
         "check_duplicate_keys": opts.check_duplicate_keys,
+        "quick_check": opts.quick_check,
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
@@ -217,12 +223,13 @@ models:
     description: >
       One pass over each side of pair {n}: per leaf and side, row count, distinct keys, rows with a
       NULL key component, and overflow-safe sums of the two 64-bit halves of every row's
-      fingerprint.
+      fingerprint. When the quick check found the sides identical: one whole-table row per side
+      (leaf_id NULL) instead, and no leaf pass was run.
     columns:
       - name: side
         description: "'source' or 'target'."
       - name: leaf_id
-        description: Leaf of {n}__ranges.
+        description: Leaf of {n}__ranges; NULL for a whole-table row of the quick check.
       - name: n_rows
         description: Rows of the side in the leaf.
       - name: n_keys

@@ -1,10 +1,11 @@
 """Recursive block split: the Python step of a two-way diff pipeline.
 
 ``block_hashes`` holds one signature per (side, leaf): row count, distinct keys, NULL-key rows and
-four 32-bit-split hash sums. Signatures are additive, so the signature of any coarser block is the
-sum over its leaves, and the whole tree ``B0 * f^D`` can be walked on the driver with no further
-scan of either table. Only block summaries reach the driver (at most ``2 * leaf_count`` rows,
-bounded by the layout, independent of table size).
+four 32-bit-split hash sums; or, when the pair's quick check found the sides identical, one
+whole-table signature per side (``leaf_id`` NULL) and nothing to split. Signatures are additive,
+so the signature of any coarser block is the sum over its leaves, and the whole tree ``B0 * f^D``
+can be walked on the driver with no further scan of either table. Only block summaries reach the
+driver (at most ``2 * leaf_count`` rows, bounded by the layout, independent of table size).
 
 Walk: level-0 blocks whose signatures differ (or that hold duplicate keys) are split by the split
 factor, level by level, keeping only children that still differ, until a block holds at most
@@ -90,11 +91,12 @@ def plan_units(
     ``leaves``: dicts with ``side`` ('source' | 'target'), ``leaf_id`` and the signature columns.
     """
     per_side: dict[str, dict[int, _Sig]] = {"source": {}, "target": {}}
+    whole: dict[str, _Sig] = {}
     for row in leaves:
         side = row["side"]
         if side not in per_side:
             raise ValueError(f"table_diff.block_split: unexpected side {side!r} in block_hashes")
-        per_side[side][int(row["leaf_id"])] = _Sig(
+        sig = _Sig(
             int(row["n_rows"]),
             int(row["n_keys"]),
             int(row["h1_hi"]),
@@ -102,6 +104,29 @@ def plan_units(
             int(row["h2_hi"]),
             int(row["h2_lo"]),
         )
+        if row["leaf_id"] is None:
+            whole[side] = sig
+        else:
+            per_side[side][int(row["leaf_id"])] = sig
+    if whole:
+        # The quick check's result: written only when both sides' whole-table signatures agree.
+        if set(whole) != {"source", "target"} or whole["source"].key() != whole["target"].key():
+            raise ValueError(
+                "table_diff.block_split: block_hashes holds whole-table signatures (leaf_id "
+                "NULL) that do not agree; only table_diff.block_hashes' quick check writes them, "
+                "and only for identical sides. "
+                "Rebuild it: dbt build --select <pair>__block_hashes+."
+            )
+        if per_side["source"] or per_side["target"]:
+            raise ValueError(
+                "table_diff.block_split: block_hashes mixes whole-table (leaf_id NULL) and "
+                "per-leaf rows. Rebuild it: dbt build --select <pair>__block_hashes+."
+            )
+        log(
+            f"table_diff split{(' ' + label) if label else ''}: identical by whole-table "
+            f"signature ({whole['source'].n_rows} rows each side): nothing to split"
+        )
+        return []
 
     def span(level: int) -> int:
         return split_factor ** (depth - level)

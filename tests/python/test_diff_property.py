@@ -26,7 +26,7 @@ from dbt_table_diff.scaffold import PairOptions, write_pair
 
 PAIRS_PER_BATCH = 6
 EXAMPLES_PER_MODE = 3
-PAIR_STATS: dict[str, int] = {"pairs": 0, "recursed": 0, "diff_rows": 0}
+PAIR_STATS: dict[str, int] = {"pairs": 0, "recursed": 0, "diff_rows": 0, "quick": 0}
 
 
 @dataclass
@@ -41,6 +41,7 @@ class Case:
     normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
     filter_column: str | None = None  # integral key column filtered with `% 3 != 0`
     check_duplicate_keys: bool = True
+    quick_check: bool | str | None = None  # None: the default, 'auto'
 
 
 def _normalize_rules(draw, spec) -> dict[str, dict[str, Any]]:
@@ -83,6 +84,8 @@ def cases(draw) -> Case:
         normalize={k: v for k, v in _normalize_rules(draw, spec).items() if k not in exclude},
         filter_column=filter_column,
         check_duplicate_keys=draw(st.booleans()),
+        # 'auto' reads the previous example's result of the same pair name, so both its branches run
+        quick_check=draw(st.sampled_from([None, True, False])),
     )
 
 
@@ -186,6 +189,7 @@ def _run_batch(project, batch: list[Case], row_fetch: dict | None = None) -> Non
                 max_depth=case.max_depth,
                 normalize=case.normalize,
                 check_duplicate_keys=case.check_duplicate_keys or None,
+                quick_check=case.quick_check,
             )
         )
     _build_pairs(project, pairs, tables, row_fetch)
@@ -198,7 +202,7 @@ def _check_batch(project, batch: list[Case], ansi: bool) -> None:
         expected = _expected(case)
         where = f"pair p{i} ({case.strategy}, blocks={case.block_count}, f={case.split_factor}, "
         where += f"unit={case.compare_unit_size}, depth={case.max_depth}, "
-        where += f"dups={case.check_duplicate_keys}; log={case.pair.log})"
+        where += f"dups={case.check_duplicate_keys}, quick={case.quick_check}; log={case.pair.log})"
         diff = project.spark.table(project.relation(f"p{i}__row_diff")).collect()
         got: dict[str, Any] = {
             "added": set(),
@@ -253,6 +257,13 @@ def _check_batch(project, batch: list[Case], ansi: bool) -> None:
         assert summary["is_identical"] == clean, where
         assert summary["is_partial"] is False, where
         levels = project.spark.table(project.relation(f"p{i}__block_split")).collect()
+        hashes = project.spark.table(project.relation(f"p{i}__block_hashes")).collect()
+        whole = [h for h in hashes if h["leaf_id"] is None]
+        if whole:
+            # the quick check's result: only for sides it found identical, then no leaf rows
+            assert not case.check_duplicate_keys and case.quick_check is not False, where
+            assert len(whole) == len(hashes) == 2 and clean, where
+        PAIR_STATS["quick"] += bool(whole)
         PAIR_STATS["pairs"] += 1
         PAIR_STATS["recursed"] += any(u["level"] > 0 for u in levels)
         PAIR_STATS["diff_rows"] += len(diff)
@@ -334,6 +345,106 @@ def test_recursion_really_splits(diff_project, dbt_project_factory):
     summary = spark.table(diff_project.relation("rec__summary")).first()
     assert (summary["rows_source"], summary["rows_target"]) == (300, 300)
     assert summary["blocks_mismatched"] == 1 and summary["units_mismatched"] >= 3
+
+
+def _rows_scanned(spark, compiled_sql: str, tables: tuple[str, ...]) -> int:
+    """Run a compiled model query; the rows Spark's file scans of ``tables`` produced, from the
+    scan nodes' own metrics over the executed adaptive plan (query stages, reused exchanges and
+    subqueries followed; each scan node counted once)."""
+    df = spark.sql(compiled_sql)
+    df.collect()
+    seen: set[int] = set()
+    total = 0
+
+    def seq(scala_seq):
+        return [scala_seq.apply(i) for i in range(scala_seq.size())]
+
+    def visit(node) -> None:
+        nonlocal total
+        identity = spark._jvm.System.identityHashCode(node)  # stage ids repeat per subquery
+        if identity in seen:
+            return
+        seen.add(identity)
+        name = node.getClass().getSimpleName()
+        if name == "AdaptiveSparkPlanExec":
+            assert node.isFinalPlan(), name
+            visit(node.executedPlan())
+            return
+        if name.endswith("QueryStageExec"):
+            visit(node.plan())
+            return
+        if name == "FileSourceScanExec" and any(
+            node.tableIdentifier().get().unquotedString().endswith(t) for t in tables
+        ):
+            total += node.metrics().get("numOutputRows").get().value()
+        for child in seq(node.children()) + seq(node.subqueries()):
+            visit(child)
+        if name in ("ReusedExchangeExec", "ReusedSubqueryExec"):
+            visit(node.child())
+
+    visit(df._jdf.queryExecution().executedPlan())
+    return total
+
+
+def test_quick_check_reads_each_table_once_when_identical(diff_project):
+    """The pair's quick check (ADR 0009): identical sides leave one whole-table row per side and
+    Spark never runs the leaf pass (the final plan scans each table once, not twice); a change is
+    still found, one pass later; 'auto' then skips the check while the sides stay different."""
+    spark, schema = diff_project.spark, diff_project.schema
+    body = "select id, concat('v', id) as v, if(id % 7 = 0, null, id * 0.5) as d from range(2000)"
+    for table in ("qc_source", "qc_target"):
+        spark.sql(f"drop table if exists `{schema}`.{table}")
+        spark.sql(f"create table `{schema}`.{table} using parquet as {body}")
+    spark.sql(f"drop table if exists {diff_project.relation('qc__block_hashes')}")
+    scanned = (f"{schema}.qc_source", f"{schema}.qc_target")  # not the ranges table
+
+    def build(quick_check=None):
+        opts = PairOptions(
+            name="qc",
+            source="source('gen', 'qc_source')",
+            target="source('gen', 'qc_target')",
+            primary_key=("id",),
+            block_count=4,
+            quick_check=quick_check,
+        )
+        _build_pairs(diff_project, [opts], ["qc_source", "qc_target"])
+        compiled = next(
+            (diff_project.root / "target" / "compiled").rglob("qc__block_hashes.sql")
+        ).read_text()
+        hashes = spark.table(diff_project.relation("qc__block_hashes")).collect()
+        summary = spark.table(diff_project.relation("qc__summary")).first()
+        return compiled, hashes, summary
+
+    compiled, hashes, summary = build()
+    assert "td_whole" in compiled
+    assert sorted((h["side"], h["leaf_id"], h["n_rows"]) for h in hashes) == [
+        ("source", None, 2000),
+        ("target", None, 2000),
+    ]
+    assert summary["is_identical"] and summary["leaves_total"] >= 4
+    assert (summary["rows_source"], summary["rows_target"]) == (2000, 2000)
+    assert spark.table(diff_project.relation("qc__block_split")).count() == 0
+    assert _rows_scanned(spark, compiled, scanned) == 2 * 2000  # each table once
+
+    spark.sql(f"drop table `{schema}`.qc_target")
+    spark.sql(
+        f"create table `{schema}`.qc_target using parquet as "
+        f"select id, if(id = 1234, 'changed', v) as v, d from ({body})"
+    )
+    compiled, hashes, summary = build()  # the last run was identical: quick check first
+    assert "td_whole" in compiled
+    assert all(h["leaf_id"] is not None for h in hashes) and len(hashes) >= 8
+    assert not summary["is_identical"] and summary["rows_modified"] == 1
+    assert _rows_scanned(spark, compiled, scanned) == 4 * 2000  # whole-table pass, leaf pass
+    diff = spark.table(diff_project.relation("qc__row_diff")).collect()
+    assert [(r["id"], r["diff_type"]) for r in diff] == [(1234, "modified")]
+
+    compiled, hashes, _ = build()  # 'auto': the last run found drift, so no quick check
+    assert "td_whole" not in compiled and all(h["leaf_id"] is not None for h in hashes)
+    compiled, _, summary = build(quick_check=True)
+    assert "td_whole" in compiled and summary["rows_modified"] == 1
+    compiled, _, _ = build(quick_check=False)
+    assert "td_whole" not in compiled
 
 
 @pytest.mark.parametrize("ansi", [True], ids=["ansi_on"])
