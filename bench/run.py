@@ -13,7 +13,10 @@ repetitions and rotating the order:
 * ``table_diff``: ``dbt run`` of a pair written by ``table-diff scaffold pair``, in-process (dbt's
   own models, macros and Python split; the manifest is parsed once, so parse time is not counted,
   everything else dbt does per run is). The per-model split of that time is recorded too.
-  ``table_diff_hash``: the same pair with ``strategy: hash``.
+  ``table_diff_hash``: the same pair with ``strategy: hash``; ``table_diff_quick``: with
+  ``quick_check: true``. The default pair's quick check is ``'auto'``: with drift it runs only
+  when the pair's last result was identical, so its repetitions on a drifted pair show the
+  steady state, and ``table_diff_quick`` the first run after drift appears.
 * ``no_drift``: ``dbt test`` of a ``table_diff.no_drift`` test on the pair (fails with k rows).
 
 Every result is checked against the generator's truth (rows per side; added / deleted / modified)
@@ -44,7 +47,8 @@ sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
 
-APPROACHES = ("floor", "join", "table_diff", "table_diff_hash", "no_drift")
+APPROACHES = ("floor", "join", "table_diff", "table_diff_hash", "table_diff_quick", "no_drift")
+VARIANTS = {"": {}, "_hash": {"strategy": "hash"}, "_quick": {"quick_check": True}}
 DATABASE = "bench"
 PAIR_SCHEMA = "bench_td"
 
@@ -184,10 +188,10 @@ def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]])
     shutil.rmtree(models, ignore_errors=True)  # pairs of an earlier run with other k
     models.mkdir()
     (models / "_bench__sources.yml").write_text(yaml.safe_dump(sources, sort_keys=False))
-    for p, strategy in [(p, s) for p in pairs for s in ("range", "hash")]:
+    for p, suffix in [(p, s) for p in pairs for s in VARIANTS]:
         opts = PairOptions(
-            name=p["name"] + ("_hash" if strategy == "hash" else ""),
-            strategy=strategy if strategy == "hash" else None,
+            name=p["name"] + suffix,
+            **VARIANTS[suffix],
             source=f"source('{DATABASE}', '{p['source'].split('.')[-1]}')",
             target=f"source('{DATABASE}', '{p['target'].split('.')[-1]}')",
             primary_key=tuple(p["keys"]),
@@ -347,6 +351,7 @@ def run_child(args: argparse.Namespace) -> None:
         "join": run_join,
         "table_diff": run_table_diff,
         "table_diff_hash": lambda p: run_table_diff(p, "_hash"),
+        "table_diff_quick": lambda p: run_table_diff(p, "_quick"),
         "no_drift": run_no_drift,
     }
     order = [a for a in APPROACHES if a in args.approaches]
@@ -510,8 +515,8 @@ def report(
         "Every timed result was checked against the generator's truth.",
         "",
         "| rows | k | floor | hand-written join | table_diff (dbt run) | table_diff, hash strategy "
-        "| no_drift (dbt test) | table_diff models |",
-        "|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| table_diff, quick check forced | no_drift (dbt test) | table_diff models |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for res in results:
         for p in res["pairs"]:
@@ -525,7 +530,8 @@ def report(
             lines.append(
                 f"| {res['rows']:,} | {k:,} ({p['k_spec']}) | {_cell(t, 'floor', f)} | "
                 f"{_cell(t, 'join', f)} | {_cell(t, 'table_diff', f)} | "
-                f"{_cell(t, 'table_diff_hash', f)} | {_cell(t, 'no_drift', f)} | {models} |"
+                f"{_cell(t, 'table_diff_hash', f)} | {_cell(t, 'table_diff_quick', f)} | "
+                f"{_cell(t, 'no_drift', f)} | {models} |"
             )
     if e2e:
         lines += [
