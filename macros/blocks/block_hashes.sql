@@ -53,6 +53,32 @@
 {% endmacro %}
 
 
+{% macro _whole_signature_sql(spec, source, target) %}
+  {#- One row per side shaped like a leaf's (`leaf_id` NULL) over the whole filtered table: one
+      ungrouped pass. The pair's quick check and no_drift's both compare exactly these. An empty
+      side has n_rows 0 and sums 0. -#}
+  {%- for side, relation in [('source', source), ('target', target)] %}
+    {{ 'union all' if not loop.first }}
+    select
+      '{{ side }}' as side,
+      cast(null as int) as leaf_id,
+      count(*) as n_rows,
+      count(*) as n_keys,
+      count_if(__td_null_key) as n_null_key_rows,
+      {{ table_diff._hash_sums(empty_as_zero=true) }}
+    from (
+      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+      select
+        {{ table_diff._null_key_expr(spec) }} as __td_null_key,
+        {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
+        {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+      from {{ relation }}
+      {{ table_diff._where(spec) }}
+    ) as r
+  {%- endfor %}
+{%- endmacro %}
+
+
 {% macro _use_quick_check(spec) %}
   {#- Whether this run of a pair's block_hashes starts with the whole-table signature. Never with
       check_duplicate_keys (the per-leaf distinct-key counts are what it asks for). 'auto': unless
@@ -84,25 +110,7 @@
       filtered table), `td_gate` (one row: do the sides differ?) and `td_drifted` (that row only
       when they differ; the leaf pass is cross joined to it). -#}
   td_whole as (
-    {%- for side, relation in [('source', source), ('target', target)] %}
-    {{ 'union all' if not loop.first }}
-    select
-      '{{ side }}' as side,
-      cast(null as int) as leaf_id,
-      count(*) as n_rows,
-      count(*) as n_keys,
-      count_if(__td_null_key) as n_null_key_rows,
-      {{ table_diff._hash_sums(empty_as_zero=true) }}
-    from (
-      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
-      select
-        {{ table_diff._null_key_expr(spec) }} as __td_null_key,
-        {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
-        {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
-      from {{ relation }}
-      {{ table_diff._where(spec) }}
-    ) as r
-    {%- endfor %}
+    {{ table_diff._whole_signature_sql(spec, source, target) }}
   ),
 
   td_gate as (

@@ -46,27 +46,10 @@
       exact sums of both 64-bit row hashes, as a block's), with no per-block grouping and no leaf
       to compute. Equal: identical, done. With check_duplicate_keys the blocks must be counted. -#}
   {% if quick_check and not spec.get('check_duplicate_keys') %}
-    {% set whole_sql %}
-      {%- for side, relation in [('source', source), ('target', target)] %}
-      {{ 'union all' if not loop.first }}
-      select
-        '{{ side }}' as side,
-        count(*) as n_rows,
-        {{ table_diff._hash_sums() }}
-      from (
-        {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
-        select
-          {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
-          {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
-        from {{ relation }}
-        {{ table_diff._where(spec) }}
-      ) as r
-      {%- endfor %}
-    {% endset %}
     {% set whole = {} %}
-    {% for row in run_query(whole_sql).rows %}
-      {#- An empty side sums to NULL; its row count 0 already tells it apart. -#}
-      {% do whole.update({row[0]: [row[1], row[2], row[3], row[4], row[5]]}) %}
+    {% for row in run_query(table_diff._whole_signature_sql(spec, source, target)).rows %}
+      {#- side, leaf_id, n_rows, n_keys, n_null_key_rows, then the four sums -#}
+      {% do whole.update({row[0]: [row[2], row[5], row[6], row[7], row[8]]}) %}
     {% endfor %}
     {% if whole['source'] == whole['target'] %}
       {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ whole['source'][0]
