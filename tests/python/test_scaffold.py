@@ -52,6 +52,7 @@ def test_pair_files_and_options_live_only_in_ranges():
         ({"block_count": 0}, "invalid --block-count 0"),
         ({"split_factor": 1}, "invalid --split-factor 1. Expected a whole number >= 2"),
         ({"strategy": "fast"}, "invalid --strategy 'fast'"),
+        ({"quick_check": "yes"}, "invalid --quick-check 'yes'. Expected auto, true or false"),
     ],
 )
 def test_bad_pair_options_are_refused(kwargs, message):
@@ -86,6 +87,24 @@ def test_cli_refuses_to_overwrite_without_force(tmp_path, capsys):
     (tmp_path / "p__ranges.sql").write_text("edited")
     assert main([*args, "--force"]) == 0
     assert "key_ranges" in (tmp_path / "p__ranges.sql").read_text()
+
+
+@pytest.mark.parametrize(
+    ("flag", "rendered"),
+    [
+        ([], None),
+        (["--quick-check", "false"], "quick_check=false"),
+        (["--quick-check", "auto"], "quick_check='auto'"),
+    ],
+)
+def test_cli_quick_check_reaches_the_ranges_model(tmp_path, flag, rendered):
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    assert main([*args, "--primary-key", "id", "--dir", str(tmp_path), *flag]) == 0
+    ranges = (tmp_path / "p__ranges.sql").read_text()
+    if rendered is None:
+        assert "quick_check" not in ranges  # the macro's default, 'auto'
+    else:
+        assert rendered in ranges
 
 
 def test_cli_scaffolds_a_merge(tmp_path):

@@ -53,6 +53,11 @@ PARSE_TIME = {
         "invalid strategy 'fast'",
         "'range' or 'hash'",
     ),
+    "bad_quick_check": (
+        "primary_key='id', quick_check='sometimes'",
+        "invalid quick_check 'sometimes'. Expected true, false or 'auto'",
+        "false (never: drift is expected)",
+    ),
     "bad_rule": (
         "primary_key='id', normalize={'price': {'ceil': 1}}",
         "invalid normalize 'price.ceil'",
