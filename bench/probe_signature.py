@@ -13,8 +13,15 @@ variant reads both tables; medians of --reps after one warm-up, interleaved, rat
 - grp_4sums      grouping by `pmod(id, G)` with the package's sums, G = 4096, 1024, 256
 - narrow_window / narrow_agg_shj  (--dense) the dense row diff's narrow pass on the 1% pair:
                  a per-key window (as shipped) against a per-key aggregate + shuffled hash join
+- fetch / fetch_key_ranges  (--fetch) the sparse row diff of the k = 100 pair as `dbt run` executes
+                 it (rows of the selected leaves found by the grid leaf, ADR 0008) against the same
+                 query with the selected leaves as key-range predicates instead (contiguous
+                 leaves merged; plain literals, so Spark may push them to the parquet reader);
+                 checked to give the same rows. `fetch_key_ranges_nopush` turns parquet filter
+                 pushdown off for that variant.
 
-    .venv/bin/python bench/probe_signature.py --rows 10000000 [--reps 5] [--only a,b] [--dense]
+    .venv/bin/python bench/probe_signature.py --rows 10000000 [--reps 5] [--only a,b]
+        [--dense] [--fetch]
 """
 
 from __future__ import annotations
@@ -59,12 +66,47 @@ def search_variant(spark, query: str, ranges: str) -> str:
     return out.replace("/*+ broadcast(td_g) */", "")
 
 
+def fetch_variants(spark, home: Path, rows: int) -> tuple[str, str]:
+    """The compiled sparse row diff of the k = 100 pair, and the same with key-range predicates."""
+    compiled = next(home.joinpath("project").glob("target/run/**/k_100__row_diff.sql")).read_text()
+    query = compiled.split("\n      as\n", 1)[1]
+    query = query[query.index("with") :]
+    pair = f"{run.PAIR_SCHEMA}.k_100"
+    selected = spark.sql(
+        f"select r.leaf_id, r.lower_bound, r.upper_bound from {pair}__ranges as r join (select"
+        f" explode(sequence(leaf_lo, leaf_hi)) as leaf_id from {pair}__block_split where selected)"
+        " as s on r.leaf_id = s.leaf_id order by r.leaf_id"
+    ).collect()
+    merged: list[list] = []
+    for leaf, lo, hi in selected:
+        if merged and merged[-1][1] == leaf - 1:
+            merged[-1][1], merged[-1][3] = leaf, hi
+        else:
+            merged.append([leaf, leaf, lo, hi])
+    terms = []
+    for first, _, lo, hi in merged:
+        below = f"__td_k < {hi}L" if hi is not None else "true"
+        if first == 0:
+            terms.append(f"(__td_k is null or {below})")
+        else:
+            terms.append(f"(__td_k >= {lo}L and {below})")
+    print(f"k_100 row diff: {len(selected)} leaves selected, {len(merged)} key ranges")
+    leaf_filter = "where __td_leaf in (select leaf_id from td_leaves)"
+    if query.count(leaf_filter) != 2:
+        raise AssertionError("the k_100 row diff is not the sparse (leaf-filtered) query")
+    out = query.replace(leaf_filter, f"where {' or '.join(terms)}")
+    out = re.sub(r"coalesce\(td_g\.__td_first[^\n]*?, 0\) as __td_leaf", "0 as __td_leaf", out)
+    out = re.sub(r"left join td_bounds as td_g on [^\n]*", "", out)
+    return query, out.replace("/*+ broadcast(td_g) */", "")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=run.parse_rows, default=[10_000_000])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", type=lambda s: s.split(","))
     ap.add_argument("--dense", action="store_true")
+    ap.add_argument("--fetch", action="store_true")
     ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")
     args = ap.parse_args()
     rows = args.rows[0]
@@ -132,15 +174,27 @@ def main() -> int:
             f" from ({agg(dsrc)}) as s full outer join ({agg(dtgt)}) as t on s.jk = t.jk"
             " where s.jk is null or t.jk is null or s.n > 1 or t.n > 1 or s.h1 != t.h1) as z"
         )
+    if args.fetch:
+        fetch, ranged = fetch_variants(spark, args.spark_home / str(rows), rows)
+        variants["fetch"] = fetch
+        variants["fetch_key_ranges"] = ranged
+        variants["fetch_key_ranges_nopush"] = ranged
+        if sorted(map(str, spark.sql(ranged).collect())) != sorted(
+            map(str, spark.sql(fetch).collect())
+        ):
+            raise AssertionError("key-range predicates and grid leaves fetched different rows")
     names = ["floor", *[n for n in (args.only or variants) if n != "floor"]]
 
-    got = sorted(map(tuple, spark.sql(variants["search"]).collect()))
-    if got != sorted(map(tuple, spark.sql(query).collect())):
-        raise AssertionError("search and grid leaves gave different signatures")
+    if "search" in names:
+        got = sorted(map(tuple, spark.sql(variants["search"]).collect()))
+        if got != sorted(map(tuple, spark.sql(query).collect())):
+            raise AssertionError("search and grid leaves gave different signatures")
 
     times: dict[str, list[float]] = {n: [] for n in names}
     for rep in range(args.reps + 1):
         for name in names:
+            push = "false" if name.endswith("_nopush") else "true"
+            spark.conf.set("spark.sql.parquet.filterPushdown", push)
             t0 = time.perf_counter()
             spark.sql(variants[name]).collect()
             if rep:
