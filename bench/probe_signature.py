@@ -66,11 +66,16 @@ def search_variant(spark, query: str, ranges: str) -> str:
     return out.replace("/*+ broadcast(td_g) */", "")
 
 
-def fetch_variants(spark, home: Path, rows: int) -> tuple[str, str]:
+def compiled_query(home: Path, model: str) -> str:
+    """The SELECT of a bench model as `dbt run` last executed it (its CTAS prefix removed)."""
+    compiled = next(home.joinpath("project").glob(f"target/run/**/{model}.sql"))
+    query = compiled.read_text().split(" as\n", 1)[1]
+    return query[query.index("with") :]
+
+
+def fetch_variants(spark, home: Path) -> tuple[str, str]:
     """The compiled sparse row diff of the k = 100 pair, and the same with key-range predicates."""
-    compiled = next(home.joinpath("project").glob("target/run/**/k_100__row_diff.sql")).read_text()
-    query = compiled.split("\n      as\n", 1)[1]
-    query = query[query.index("with") :]
+    query = compiled_query(home, "k_100__row_diff")
     pair = f"{run.PAIR_SCHEMA}.k_100"
     selected = spark.sql(
         f"select r.leaf_id, r.lower_bound, r.upper_bound from {pair}__ranges as r join (select"
@@ -113,11 +118,7 @@ def main() -> int:
     spark = run.start_spark(run.spark_conf(args.spark_home / str(rows), "8g"))
     cols = generate.key_columns(False) + generate.value_columns(False)
     src, tgt = generate.table_names(run.DATABASE, rows, 0, 7, False, False)
-    compiled = next(
-        (args.spark_home / str(rows) / "project").glob("target/run/**/k_0__block_hashes.sql")
-    )
-    query = compiled.read_text().split(" as\n", 1)[1]
-    query = query[query.index("with") :]
+    query = compiled_query(args.spark_home / str(rows), "k_0__block_hashes")
     ranges = f"{run.PAIR_SCHEMA}.k_0__ranges"
 
     def grouped(aggs: str, group: str | None) -> str:
@@ -175,7 +176,7 @@ def main() -> int:
             " where s.jk is null or t.jk is null or s.n > 1 or t.n > 1 or s.h1 != t.h1) as z"
         )
     if args.fetch:
-        fetch, ranged = fetch_variants(spark, args.spark_home / str(rows), rows)
+        fetch, ranged = fetch_variants(spark, args.spark_home / str(rows))
         variants["fetch"] = fetch
         variants["fetch_key_ranges"] = ranged
         variants["fetch_key_ranges_nopush"] = ranged
