@@ -132,7 +132,7 @@
     where s.__td_jk is null or t.__td_jk is null or s.__td_h1 != t.__td_h1
   {% endset %}
   {% set view = 'td_cache_keys_' ~ local_md5(source ~ target ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
-  {% do run_query("cache table " ~ view ~ " as " ~ keys_sql) %}
+  {% do table_diff._cache_view(view, keys_sql) %}
   {% set n = run_query("select count(*) from " ~ view).rows[0][0] | int %}
   {% do log("table_diff: " ~ source ~ " vs " ~ target ~ ": " ~ n ~ " keys differ (found on the key/hash projection of the selected leaves)", info=false) %}
   {% if n > table_diff._broadcast_key_limit() %}
