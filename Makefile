@@ -3,7 +3,7 @@
 #   make demo         build the demo pair on an embedded Spark and print its summary
 #   make test         everything CI runs: lint, pytest, the integration project, SQL lint
 #   make venv         .venv with the pinned requirements and this package (editable)
-#   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), ~40 min
+#   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), about an hour
 #   make clean        build output and local Spark state; `make distclean` also drops .venv
 #
 # Spark state (Derby metastore + warehouse) lives under integration_tests/.spark/<purpose>/.
@@ -55,7 +55,8 @@ demo: check-java venv
 	$(BIN)/table-diff demo
 
 # Not part of `make test`: speed is measured here, as ratios within one SparkSession, never in tests.
-BENCH_ARGS ?= --rows 1000000,10000000,30000000 --k 0,100,1% --reps 3 --e2e 10000000:100
+BENCH_ARGS ?= --rows 1000000,10000000 --k 0,100,1% --reps 3 \
+  --approaches floor,join,hash_buckets,spark_extension,except_all,datacompy,table_diff,no_drift
 bench: check-java venv
 	$(PIP) install -q -r bench/requirements.txt
 	$(BIN)/python bench/run.py $(BENCH_ARGS)

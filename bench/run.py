@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""table_diff benchmark: the diff pipeline against a one-pass floor and a hand-written join.
+"""table_diff benchmark: the diff pipeline against a one-pass floor, a hand-written join and others.
 
     .venv/bin/python bench/run.py --rows 1000000,10000000 --k 0,100,1% --reps 3
 
@@ -10,6 +10,14 @@ repetitions and rotating the order:
 * ``floor``: one pass over each table: count + overflow-safe sum of a 64-bit row hash with a NULL
   mask (the least any diff must do: read and hash every row of both sides once);
 * ``join``: hand-written full outer join on (key, row hash), counting added / deleted / modified;
+* ``hash_buckets``: the issue's one-level scheme: per side, count + hash sums per hash bucket of the
+  key (B = 65536), then a full second scan of both tables restricted (broadcast semi join) to the
+  buckets whose signatures differ, joined as ``join`` does;
+* ``spark_extension`` (G-Research spark-extension ``diff``, counted per action), ``except_all``
+  (``exceptAll`` both ways) and ``datacompy`` (``SparkSQLCompare`` and the counts of its report):
+  the third-party ways to compare two DataFrames. The first and last need bench/requirements.txt
+  (``make bench`` installs it) and are off by default; ``--once`` (default: except_all, datacompy)
+  times the slow ones in the first repetition only;
 * ``table_diff``: ``dbt run`` of a pair written by ``table-diff scaffold pair``, in-process (dbt's
   own models, macros and Python split; the manifest is parsed once, so parse time is not counted,
   everything else dbt does per run is). The per-model split of that time is recorded too.
@@ -47,7 +55,26 @@ sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
 
-APPROACHES = ("floor", "join", "table_diff", "table_diff_hash", "table_diff_quick", "no_drift")
+BASELINES = ("floor", "join", "hash_buckets", "spark_extension", "except_all", "datacompy")
+TABLE_DIFF = ("table_diff", "table_diff_hash", "table_diff_quick", "no_drift")
+APPROACHES = BASELINES + TABLE_DIFF
+LABELS = {
+    "floor": "floor",
+    "join": "hand-written join",
+    "hash_buckets": "one-level hash buckets",
+    "spark_extension": "spark-extension diff",
+    "except_all": "exceptAll both ways",
+    "datacompy": "datacompy SparkSQLCompare",
+    "table_diff": "table_diff (dbt run)",
+    "table_diff_hash": "table_diff, hash strategy",
+    "table_diff_quick": "table_diff, quick check forced",
+    "no_drift": "no_drift (dbt test)",
+}
+# Third-party baselines: module to import, and where it comes from.
+OPTIONAL = {
+    "spark_extension": "gresearch.spark.diff",
+    "datacompy": "datacompy.spark",
+}
 VARIANTS = {"": {}, "_hash": {"strategy": "hash"}, "_quick": {"quick_check": True}}
 DATABASE = "bench"
 PAIR_SCHEMA = "bench_td"
@@ -86,6 +113,107 @@ def join_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
         "  count_if(s.h != t.h) as modified\n"
         f"from s full outer join t on {on}"
     )
+
+
+BUCKETS = 65536  # the issue's one-level scheme: B = 65536 hash buckets
+
+
+def bucket_signatures_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
+    """Pass 1 of the one-level scheme: per side and hash bucket of the key, count + hash sums."""
+    h = row_hash(columns)
+    b = f"pmod(xxhash64({', '.join(f'`{k}`' for k in keys)}), {BUCKETS})"
+    parts = [
+        f"select '{side}' as side, {b} as b, count(*) as n, sum(shiftright(h, 32)) as hi, "
+        f"sum(h & 4294967295) as lo from (select *, {h} as h from {table}) as x group by {b}"
+        for side, table in (("source", src), ("target", tgt))
+    ]
+    return "\nunion all\n".join(parts)
+
+
+def bucket_join_sql(
+    src: str, tgt: str, keys: list[str], columns: list[str], buckets_view: str
+) -> str:
+    """Pass 2: the full outer join of `join_sql`, on the rows of the mismatched buckets only."""
+    h = row_hash(columns)
+    key_list = ", ".join(f"`{k}`" for k in keys)
+    b = f"pmod(xxhash64({key_list}), {BUCKETS})"
+    on = " and ".join(f"s.`{k}` = t.`{k}`" for k in keys)
+    side = (
+        "select /*+ broadcast(m) */ x.* from (select {keys}, {h} as h, {b} as b from {table}) as x "
+        "left semi join {view} as m on x.b = m.b"
+    )
+    return (
+        f"with s as ({side.format(keys=key_list, h=h, b=b, table=src, view=buckets_view)}),\n"
+        f"t as ({side.format(keys=key_list, h=h, b=b, table=tgt, view=buckets_view)})\n"
+        "select count_if(s.h is null) as added, count_if(t.h is null) as deleted,\n"
+        "  count_if(s.h != t.h) as modified\n"
+        f"from s full outer join t on {on}"
+    )
+
+
+def hash_buckets(spark, src: str, tgt: str, keys: list[str], columns: list[str]) -> dict[str, int]:
+    """The issue's one-level block scheme: B hash buckets, then a full second scan of both tables
+    restricted (broadcast semi join) to the buckets whose signatures differ."""
+    sig: dict[int, dict[str, tuple[int, int, int]]] = {}
+    for r in spark.sql(bucket_signatures_sql(src, tgt, keys, columns)).collect():
+        sig.setdefault(r["b"], {})[r["side"]] = (r["n"], r["hi"], r["lo"])
+    bad = sorted(b for b, sides in sig.items() if sides.get("source") != sides.get("target"))
+    if not bad:
+        return {"added": 0, "deleted": 0, "modified": 0}
+    spark.createDataFrame([(b,) for b in bad], "b bigint").createOrReplaceTempView("td_bench_bad")
+    return spark.sql(bucket_join_sql(src, tgt, keys, columns, "td_bench_bad")).first().asDict()
+
+
+def except_all(spark, src: str, tgt: str) -> dict[str, int]:
+    """`exceptAll` both ways: rows of one side not matched by a row of the other."""
+    s, t = spark.table(src), spark.table(tgt)
+    return {"source_only": s.exceptAll(t).count(), "target_only": t.exceptAll(s).count()}
+
+
+def spark_extension_diff(spark, src: str, tgt: str, keys: list[str]) -> dict[str, int]:
+    """G-Research spark-extension's `diff` (bench/requirements.txt; its wheel ships the jar into
+    pyspark/jars), counted per action: I(nserted), D(eleted), C(hanged), N(o change)."""
+    import gresearch.spark.diff  # noqa: F401  (adds DataFrame.diff)
+
+    counts = {
+        r["diff"]: r["count"]
+        for r in spark.table(src).diff(spark.table(tgt), *keys).groupBy("diff").count().collect()
+    }
+    return {
+        "added": counts.get("I", 0),
+        "deleted": counts.get("D", 0),
+        "modified": counts.get("C", 0),
+    }
+
+
+def datacompy_compare(spark, src: str, tgt: str, keys: list[str]) -> dict[str, int]:
+    """datacompy's SparkSQLCompare (bench/requirements.txt): its comparison, then the counts a
+    report starts from. It caches intermediates, which are released afterwards."""
+    from datacompy.spark import SparkSQLCompare
+
+    def side(table: str):
+        # datacompy 1.1.0's per-column max difference runs TRY_CAST(<col> AS DOUBLE), which Spark 4
+        # refuses for DATE: dates go in as timestamps (equal exactly when the dates are).
+        df = spark.table(table)
+        return df.select(
+            *(
+                df[f.name].cast("timestamp").alias(f.name)
+                if f.dataType.typeName() == "date"
+                else df[f.name]
+                for f in df.schema.fields
+            )
+        )
+
+    try:
+        c = SparkSQLCompare(spark, side(src), side(tgt), join_columns=keys)
+        both = c.intersect_rows.count()
+        return {
+            "added": c.df2_unq_rows.count(),
+            "deleted": c.df1_unq_rows.count(),
+            "modified": both - c.count_matching_rows(),
+        }
+    finally:
+        spark.catalog.clearCache()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -291,14 +419,42 @@ def run_child(args: argparse.Namespace) -> None:
         check("floor", got, {"source": t.source_rows, "target": t.target_rows})
         return {}
 
+    def want_rows(p: dict[str, Any]) -> dict[str, int]:
+        t = p["truth"]
+        return {"added": t["inserted"], "deleted": t["deleted"], "modified": t["modified"]}
+
     def run_join(p: dict[str, Any]) -> dict[str, Any]:
-        r = spark.sql(join_sql(p["source"], p["target"], keys, columns)).collect()[0]
+        r = spark.sql(join_sql(p["source"], p["target"], keys, columns)).first()
+        check("join", r.asDict(), want_rows(p))
+        return {}
+
+    def run_hash_buckets(p: dict[str, Any]) -> dict[str, Any]:
+        got = hash_buckets(spark, p["source"], p["target"], keys, columns)
+        check("hash_buckets", got, want_rows(p))
+        return {}
+
+    def run_spark_extension(p: dict[str, Any]) -> dict[str, Any]:
+        check(
+            "spark_extension",
+            spark_extension_diff(spark, p["source"], p["target"], keys),
+            want_rows(p),
+        )
+        return {}
+
+    def run_except_all(p: dict[str, Any]) -> dict[str, Any]:
         t = p["truth"]
         check(
-            "join",
-            r.asDict(),
-            {"added": t["inserted"], "deleted": t["deleted"], "modified": t["modified"]},
+            "except_all",
+            except_all(spark, p["source"], p["target"]),
+            {
+                "source_only": t["modified"] + t["deleted"],
+                "target_only": t["modified"] + t["inserted"],
+            },
         )
+        return {}
+
+    def run_datacompy(p: dict[str, Any]) -> dict[str, Any]:
+        check("datacompy", datacompy_compare(spark, p["source"], p["target"], keys), want_rows(p))
         return {}
 
     def run_table_diff(p: dict[str, Any], suffix: str = "") -> dict[str, Any]:
@@ -349,6 +505,10 @@ def run_child(args: argparse.Namespace) -> None:
     runners = {
         "floor": run_floor,
         "join": run_join,
+        "hash_buckets": run_hash_buckets,
+        "spark_extension": run_spark_extension,
+        "except_all": run_except_all,
+        "datacompy": run_datacompy,
         "table_diff": run_table_diff,
         "table_diff_hash": lambda p: run_table_diff(p, "_hash"),
         "table_diff_quick": lambda p: run_table_diff(p, "_quick"),
@@ -357,14 +517,18 @@ def run_child(args: argparse.Namespace) -> None:
     order = [a for a in APPROACHES if a in args.approaches]
     times: dict[tuple[str, str], list[float]] = {}
     extra: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    # Warm-up (JIT, dbt's first connection), untimed: every approach once on the first pair.
+    # Warm-up (JIT, dbt's first connection), untimed: every approach once on the first pair, but
+    # those timed once (--once: the slow third-party ones), which run after the others warmed up.
     for a in order:
-        runners[a](pairs[0])
+        if a not in args.once:
+            runners[a](pairs[0])
     reps = args.slow_reps if args.slow_rows and rows >= args.slow_rows else args.reps
     for rep in range(reps):
         rotated = order[rep % len(order) :] + order[: rep % len(order)]
         for p in pairs:
             for a in rotated:
+                if rep > 0 and a in args.once:
+                    continue
                 t = time.perf_counter()
                 info = runners[a](p)
                 times.setdefault((p["k_spec"], a), []).append(time.perf_counter() - t)
@@ -505,6 +669,7 @@ def _cell(t: dict[str, list[float]], a: str, f: float | None) -> str:
 def report(
     args: argparse.Namespace, results: list[dict[str, Any]], e2e: list[dict[str, Any]]
 ) -> str:
+    present = [a for a in APPROACHES if any(a in p["times"] for r in results for p in r["pairs"])]
     lines = [
         "# table_diff benchmark",
         "",
@@ -512,27 +677,35 @@ def report(
         f"Command: `{' '.join(args.argv)}`",
         "",
         "Seconds: median of the repetitions (min-max); [ratio to the floor of the same session].",
+        f"Timed once (first repetition, no warm-up): {', '.join(args.once) or 'none'}.",
         "Every timed result was checked against the generator's truth.",
-        "",
-        "| rows | k | floor | hand-written join | table_diff (dbt run) | table_diff, hash strategy "
-        "| table_diff, quick check forced | no_drift (dbt test) | table_diff models |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for res in results:
-        for p in res["pairs"]:
-            t = p["times"]
-            f = med(t["floor"]) if "floor" in t else None
-
-            models = ""
-            if p.get("table_diff"):
-                models = ", ".join(f"{k} {v:.2f}" for k, v in p["table_diff"]["models"].items())
-            k = p["truth"]["k"]
-            lines.append(
-                f"| {res['rows']:,} | {k:,} ({p['k_spec']}) | {_cell(t, 'floor', f)} | "
-                f"{_cell(t, 'join', f)} | {_cell(t, 'table_diff', f)} | "
-                f"{_cell(t, 'table_diff_hash', f)} | {_cell(t, 'table_diff_quick', f)} | "
-                f"{_cell(t, 'no_drift', f)} | {models} |"
-            )
+    for title, group in (("Baselines", BASELINES), ("table_diff", ("floor", *TABLE_DIFF))):
+        cols = [a for a in group if a in present]
+        if cols == ["floor"] or not cols:
+            continue
+        with_models = "table_diff" in cols
+        lines += [
+            "",
+            f"## {title}",
+            "",
+            "| rows | k | "
+            + " | ".join(LABELS[a] for a in cols)
+            + (" | table_diff models |" if with_models else " |"),
+            "|---:|---:|" + "---:|" * len(cols) + ("---|" if with_models else ""),
+        ]
+        for res in results:
+            for p in res["pairs"]:
+                t = p["times"]
+                f = med(t["floor"]) if "floor" in t else None
+                k = p["truth"]["k"]
+                cells = [_cell(t, a, f) for a in cols]
+                if with_models:
+                    info = p.get("table_diff") or {"models": {}}
+                    cells.append(", ".join(f"{m} {v:.2f}" for m, v in info["models"].items()))
+                lines.append(
+                    f"| {res['rows']:,} | {k:,} ({p['k_spec']}) | " + " | ".join(cells) + " |"
+                )
     if e2e:
         lines += [
             "",
@@ -567,7 +740,7 @@ def chart(results: list[dict[str, Any]], path: Path) -> None:
                         xs.append(res["rows"] / 1e6)
                         ys.append(med(p["times"][a]))
             if xs:
-                ax.plot(xs, ys, marker="o", label=a)
+                ax.plot(xs, ys, marker="o", label=LABELS[a])
         ax.set_title(f"k = {k_spec}")
         ax.set_xlabel("rows per table (millions)")
         ax.set_ylabel("seconds (median)")
@@ -575,6 +748,32 @@ def chart(results: list[dict[str, Any]], path: Path) -> None:
         ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def _approaches(text: str) -> list[str]:
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    unknown = [a for a in names if a not in APPROACHES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown approach {unknown}; known: {', '.join(APPROACHES)}"
+        )
+    return names
+
+
+def require_optional(approaches: list[str]) -> None:
+    """Fail before any data is generated when a third-party baseline is not installed."""
+    import importlib
+
+    for a in approaches:
+        if a in OPTIONAL:
+            try:
+                importlib.import_module(OPTIONAL[a])
+            except ImportError as e:
+                raise SystemExit(
+                    f"bench/run.py: approach {a!r} needs {OPTIONAL[a]!r} ({e}). Install the "
+                    "benchmark's pins: .venv/bin/pip install -r bench/requirements.txt "
+                    "(or make bench), or leave it out of --approaches."
+                ) from e
 
 
 def parse_rows(text: str) -> list[int]:
@@ -592,7 +791,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slow-rows", type=int, help="from this many rows on, use --slow-reps")
     ap.add_argument("--slow-reps", type=int, default=1)
     ap.add_argument("--no-chart", action="store_true", help="skip chart.png (needs matplotlib)")
-    ap.add_argument("--approaches", type=lambda s: s.split(","), default=list(APPROACHES))
+    ap.add_argument(
+        "--approaches",
+        type=_approaches,
+        default=[a for a in APPROACHES if a not in OPTIONAL],
+        help=f"comma-separated, of {','.join(APPROACHES)}; default: all but {','.join(OPTIONAL)}",
+    )
+    ap.add_argument(
+        "--once",
+        type=_approaches,
+        default=["except_all", "datacompy"],
+        help="approaches timed in the first repetition only, without warm-up (slow ones)",
+    )
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--composite", action="store_true", help="key (region string, seq bigint)")
     ap.add_argument("--partitioned", action="store_true", help="tables partitioned by `part`")
@@ -607,6 +817,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.argv = ["bench/run.py", *argv]
     args.out.mkdir(parents=True, exist_ok=True)
+    require_optional(args.approaches)
     if args.join_process:
         join_process(args)
         return 0
