@@ -743,10 +743,12 @@ def chart(results: list[dict[str, Any]], path: Path) -> None:
                 ax.plot(xs, ys, marker="o", label=LABELS[a])
         ax.set_title(f"k = {k_spec}")
         ax.set_xlabel("rows per table (millions)")
-        ax.set_ylabel("seconds (median)")
+        ax.set_ylabel("seconds (median, log scale)")
+        ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
-        ax.legend()
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(path, dpi=110)
 
 
