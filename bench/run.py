@@ -102,13 +102,28 @@ def floor_sql(src: str, tgt: str, columns: list[str]) -> str:
     return "\nunion all\n".join(parts)
 
 
-def join_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
-    h = row_hash(columns)
+def join_sql(
+    src: str, tgt: str, keys: list[str], columns: list[str], buckets_view: str | None = None
+) -> str:
+    """Full outer join on (key, row hash), counting added / deleted / modified. With
+    `buckets_view` (the one-level scheme's second pass), only the rows of the hash buckets listed
+    there are read into the join (broadcast semi join)."""
     key_list = ", ".join(f"`{k}`" for k in keys)
     on = " and ".join(f"s.`{k}` = t.`{k}`" for k in keys)
+
+    def side(table: str) -> str:
+        rows = f"select {key_list}, {row_hash(columns)} as h from {table}"
+        if buckets_view is None:
+            return rows
+        return (
+            f"select /*+ broadcast(m) */ {key_list}, h "
+            f"from (select *, {bucket_expr(keys)} as b from ({rows}) as r) as x "
+            f"left semi join {buckets_view} as m on x.b = m.b"
+        )
+
     return (
-        f"with s as (select {key_list}, {h} as h from {src}),\n"
-        f"t as (select {key_list}, {h} as h from {tgt})\n"
+        f"with s as ({side(src)}),\n"
+        f"t as ({side(tgt)})\n"
         "select count_if(s.h is null) as added, count_if(t.h is null) as deleted,\n"
         "  count_if(s.h != t.h) as modified\n"
         f"from s full outer join t on {on}"
@@ -118,37 +133,20 @@ def join_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
 BUCKETS = 65536  # the issue's one-level scheme: B = 65536 hash buckets
 
 
+def bucket_expr(keys: list[str]) -> str:
+    return f"pmod(xxhash64({', '.join(f'`{k}`' for k in keys)}), {BUCKETS})"
+
+
 def bucket_signatures_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
     """Pass 1 of the one-level scheme: per side and hash bucket of the key, count + hash sums."""
     h = row_hash(columns)
-    b = f"pmod(xxhash64({', '.join(f'`{k}`' for k in keys)}), {BUCKETS})"
+    b = bucket_expr(keys)
     parts = [
         f"select '{side}' as side, {b} as b, count(*) as n, sum(shiftright(h, 32)) as hi, "
         f"sum(h & 4294967295) as lo from (select *, {h} as h from {table}) as x group by {b}"
         for side, table in (("source", src), ("target", tgt))
     ]
     return "\nunion all\n".join(parts)
-
-
-def bucket_join_sql(
-    src: str, tgt: str, keys: list[str], columns: list[str], buckets_view: str
-) -> str:
-    """Pass 2: the full outer join of `join_sql`, on the rows of the mismatched buckets only."""
-    h = row_hash(columns)
-    key_list = ", ".join(f"`{k}`" for k in keys)
-    b = f"pmod(xxhash64({key_list}), {BUCKETS})"
-    on = " and ".join(f"s.`{k}` = t.`{k}`" for k in keys)
-    side = (
-        "select /*+ broadcast(m) */ x.* from (select {keys}, {h} as h, {b} as b from {table}) as x "
-        "left semi join {view} as m on x.b = m.b"
-    )
-    return (
-        f"with s as ({side.format(keys=key_list, h=h, b=b, table=src, view=buckets_view)}),\n"
-        f"t as ({side.format(keys=key_list, h=h, b=b, table=tgt, view=buckets_view)})\n"
-        "select count_if(s.h is null) as added, count_if(t.h is null) as deleted,\n"
-        "  count_if(s.h != t.h) as modified\n"
-        f"from s full outer join t on {on}"
-    )
 
 
 def hash_buckets(spark, src: str, tgt: str, keys: list[str], columns: list[str]) -> dict[str, int]:
@@ -161,7 +159,7 @@ def hash_buckets(spark, src: str, tgt: str, keys: list[str], columns: list[str])
     if not bad:
         return {"added": 0, "deleted": 0, "modified": 0}
     spark.createDataFrame([(b,) for b in bad], "b bigint").createOrReplaceTempView("td_bench_bad")
-    return spark.sql(bucket_join_sql(src, tgt, keys, columns, "td_bench_bad")).first().asDict()
+    return spark.sql(join_sql(src, tgt, keys, columns, "td_bench_bad")).first().asDict()
 
 
 def except_all(spark, src: str, tgt: str) -> dict[str, int]:
