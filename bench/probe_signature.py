@@ -12,7 +12,10 @@ variant reads both tables; medians of --reps after one warm-up, interleaved, rat
 - grp_count      grouping by `pmod(id, 4096)`, only a count and two max (few aggregate buffers)
 - grp_4sums      grouping by `pmod(id, G)` with the package's sums, G = 4096, 1024, 256
 - narrow_window / narrow_agg_shj  (--dense) the dense row diff's narrow pass on the 1% pair:
-                 a per-key window (as shipped) against a per-key aggregate + shuffled hash join
+                 a per-key window (as shipped) against a per-key aggregate + shuffled hash join,
+                 against one union of both sides grouped by key (`narrow_union_agg`), and the
+                 hand-written join of bench/run.py on the same pair (`narrow_join`: no
+                 duplicate-key detection, counts only)
 - fetch / fetch_key_ranges  (--fetch) the sparse row diff of the k = 100 pair as `dbt run` executes
                  it (rows of the selected leaves found by the grid leaf, ADR 0008) against the same
                  query with the selected leaves as key-range predicates instead (contiguous
@@ -170,6 +173,13 @@ def main() -> int:
         def agg(t: str) -> str:
             return f"select jk, count(*) as n, min(h1) as h1 from ({side(t)}) as x group by jk"
 
+        variants["narrow_union_agg"] = (
+            "select count(*) from (select jk from (select jk, 0 as sd, h1 from"
+            f" ({side(dsrc)}) as x union all select jk, 1 as sd, h1 from ({side(dtgt)}) as y) as u"
+            " group by jk having not (count_if(sd = 0) = 1 and count_if(sd = 1) = 1"
+            " and min(h1) = max(h1))) as z"
+        )
+        variants["narrow_join"] = run.join_sql(dsrc, dtgt, ["id"], cols)
         variants["narrow_agg_shj"] = (
             "select count(*) from (select /*+ shuffle_hash(s) */ coalesce(s.jk, t.jk) as jk"
             f" from ({agg(dsrc)}) as s full outer join ({agg(dtgt)}) as t on s.jk = t.jk"

@@ -112,14 +112,13 @@ def join_sql(
     on = " and ".join(f"s.`{k}` = t.`{k}`" for k in keys)
 
     def side(table: str) -> str:
-        rows = f"select {key_list}, {row_hash(columns)} as h from {table}"
-        if buckets_view is None:
-            return rows
-        return (
-            f"select /*+ broadcast(m) */ {key_list}, h "
-            f"from (select *, {bucket_expr(keys)} as b from ({rows}) as r) as x "
-            f"left semi join {buckets_view} as m on x.b = m.b"
-        )
+        if buckets_view is not None:
+            # Rows of the listed buckets first, so that only they are hashed.
+            table = (
+                f"(select /*+ broadcast(m) */ * from {table} as x "
+                f"left semi join {buckets_view} as m on {bucket_expr(keys, 'x.')} = m.b) as r"
+            )
+        return f"select {key_list}, {row_hash(columns)} as h from {table}"
 
     return (
         f"with s as ({side(src)}),\n"
@@ -133,8 +132,8 @@ def join_sql(
 BUCKETS = 65536  # the one-level scheme: B = 65536 hash buckets
 
 
-def bucket_expr(keys: list[str]) -> str:
-    return f"pmod(xxhash64({', '.join(f'`{k}`' for k in keys)}), {BUCKETS})"
+def bucket_expr(keys: list[str], prefix: str = "") -> str:
+    return f"pmod(xxhash64({', '.join(f'{prefix}`{k}`' for k in keys)}), {BUCKETS})"
 
 
 def bucket_signatures_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
