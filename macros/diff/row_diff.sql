@@ -40,11 +40,12 @@
   {#- Every leaf selected: no row needs its leaf, so none is looked up (nothing joined). -#}
   {% set plan = table_diff._leaf_plan(spec, ranges, leaf_count) if selected_leaves < leaf_count
       else {'kind': 'none', 'leaf_count': leaf_count} %}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves) %}
+  {% set key_filter = table_diff._selected_key_ranges(spec, ranges, leaves_query) if selected_leaves < leaf_count else none %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves, key_filter) %}
   with
   {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan) }},
   td_leaves as ({{ leaves_query }}),
-  {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view) }}
+  {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view, key_filter) }}
   {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endif %}
 {% endmacro %}
@@ -68,6 +69,52 @@
 {% endmacro %}
 
 
+{% macro _key_range_limit(macro_name='row_diff') %}
+  {#- Most runs of contiguous selected leaves the row fetch also states as key-range
+      predicates (ADR 0010); var `table_diff_key_range_limit`, 0 = never. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_key_range_limit', 8, 0, whole=true)) }}
+{% endmacro %}
+
+
+{% macro _selected_key_ranges(spec, ranges, leaves_query) %}
+  {#-
+    The selected leaves as a predicate on `__td_k` (one term per run of contiguous leaves: leaf i
+    holds lower_bound <= key < upper_bound, leaf 0 also every NULL key), or none. Implied by the
+    leaf filter, so it changes no result; stated as plain literals so that Spark pushes it to the
+    parquet reader, which skips row groups (and pages) whose key statistics miss every range: on a
+    table stored in key order with drift in a few key ranges (a replica behind on its newest keys,
+    a reloaded period), the fetch reads those row groups only. Only for strategy range with one
+    integral key column, and at most `_key_range_limit()` runs (a long disjunction defeats code
+    generation: ADR 0008 amendment).
+  -#}
+  {% set limit = table_diff._key_range_limit() %}
+  {% if limit == 0 or spec['strategy'] != 'range' or spec['key'] | length != 1
+        or table_diff._type_family(spec['key'][0]['type']) != 'integral' %}
+    {{ return(none) }}
+  {% endif %}
+  {% set runs = run_query(
+      "select min(leaf_id), max(leaf_id), cast(min_by(lower_bound, leaf_id) as string),"
+      ~ " cast(max_by(upper_bound, leaf_id) as string)"
+      ~ " from (select r.leaf_id, r.lower_bound, r.upper_bound,"
+      ~ " r.leaf_id - row_number() over (order by r.leaf_id) as run"
+      ~ " from " ~ ranges ~ " as r left semi join (" ~ leaves_query ~ ") as l on r.leaf_id = l.leaf_id) as x"
+      ~ " group by run order by 1 limit " ~ (limit + 1)).rows %}
+  {% if runs | length == 0 or runs | length > limit %}
+    {{ return(none) }}
+  {% endif %}
+  {% set terms = [] %}
+  {% for first, last, lower, upper in runs %}
+    {% set below = ('__td_k < ' ~ table_diff._bigint(upper | int)) if upper is not none else none %}
+    {% if first | int == 0 %}
+      {% do terms.append('__td_k is null' ~ ((' or ' ~ below) if below else ' or true')) %}
+    {% else %}
+      {% do terms.append('__td_k >= ' ~ table_diff._bigint(lower | int) ~ ((' and ' ~ below) if below else '')) %}
+    {% endif %}
+  {% endfor %}
+  {{ return('(' ~ terms | join(') or (') ~ ')') }}
+{% endmacro %}
+
+
 {% macro _leaf_filter_cte(selected_leaves, leaf_count) %}
   {#- The CTE of selected leaves rows are filtered by, or none when every leaf is selected: then no
       row needs its leaf (the leaf search is the dearest expression of the pass). -#}
@@ -84,7 +131,7 @@
 {% endmacro %}
 
 
-{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves) %}
+{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves, key_filter=none) %}
   {#-
     Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
     and nothing runs): one narrow pass (key, row hash, per-key row count; one shuffle of a few
@@ -93,7 +140,8 @@
     than `_broadcast_key_limit()` keys differ (the view is released at once and the rows are
     joined in full, as for sparse drift).
     `ranges_from`: the ranges as a FROM item (a relation, or `(query) as name`); `leaves_query`: a
-    query of the selected `leaf_id`s. The view's query has no WITH clause on purpose: Spark does not
+    query of the selected `leaf_id`s; `key_filter`: the same leaves as key ranges, or none
+    (`_selected_key_ranges`). The view's query has no WITH clause on purpose: Spark does not
     substitute a cached view defined with CTEs into a query that has its own (the row diff's), and
     would silently recompute the narrow pass once per side.
   -#}
@@ -124,6 +172,9 @@
         {%- if filtered %}
         {{ table_diff._leaf_join(plan, '(' ~ table_diff._leaf_table_sql(spec, ranges_from, plan) ~ ')', 'r.__td_k') }}
         where {{ table_diff._leaf_expr(spec, '__td_k', plan) }} in ({{ leaves_query }})
+        {%- if key_filter %}
+          and ({{ key_filter }})
+        {%- endif %}
         {%- endif %}
       ) as x
     ) as {{ 's' if loop.first else 't' }}
@@ -144,7 +195,7 @@
 {% endmacro %}
 
 
-{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none) %}
+{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none, key_filter=none) %}
   {#-
     Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
     `leaves_cte`: the CTE of the selected leaves, or none when every leaf is selected.
@@ -158,7 +209,9 @@
     Keys join as `named_struct('k', key)`: struct equality is null-safe field by field, and the
     window and the join then share one hash partitioning (`<=>` would shuffle every row twice).
     With `keys_relation` (the differing keys, from `_cache_differing_keys`) only rows with those
-    keys are fetched, by a broadcast semi join instead of the leaf search.
+    keys are fetched, by a broadcast semi join instead of the leaf search. `key_filter`: the
+    selected leaves as key ranges (`_selected_key_ranges`), added to either filter (it is implied
+    by both; stated so that the parquet reader can skip row groups).
   -#}
   {%- set composite = spec['key'] | length > 1 -%}
   {%- for side in ['source', 'target'] %}
@@ -182,11 +235,17 @@
       select /*+ broadcast(td_dk) */ x.*, named_struct('k', x.__td_k) as __td_jk
       from {{ side }}_leafed as x
       left semi join {{ keys_relation }} as td_dk on {{ table_diff._narrow_key(spec, 'x.__td_k') }} <=> td_dk.__td_jk
+      {%- if key_filter %}
+      where ({{ key_filter }})
+      {%- endif %}
       {%- else %}
       select *, named_struct('k', __td_k) as __td_jk
       from {{ side }}_leafed
       {%- if leaves_cte %}
       where __td_leaf in (select leaf_id from {{ leaves_cte }})
+      {%- if key_filter %}
+        and ({{ key_filter }})
+      {%- endif %}
       {%- endif %}
       {%- endif %}
     ) as x

@@ -21,6 +21,7 @@
   {#- The row fetch's tuning vars, checked here so a typo fails the first model, not the last. -#}
   {% do table_diff._dense_leaf_share(macro_name) %}
   {% do table_diff._broadcast_key_limit(macro_name) %}
+  {% do table_diff._key_range_limit(macro_name) %}
   {% set key = table_diff._as_name_list(macro_name, 'primary_key', primary_key) %}
   {% set cols = table_diff._as_name_list(macro_name, 'columns', columns, allow_empty=true) %}
   {% set excl = table_diff._as_name_list(macro_name, 'exclude_columns', exclude_columns, allow_empty=true) %}

@@ -90,3 +90,33 @@ def test_parse_k_and_split():
     assert (t.modified, t.deleted, t.inserted) == (5, 2, 3)
     with pytest.raises(ValueError, match="k=11"):
         generate.split_k(10, 11)
+
+
+def test_clustered_tables_are_in_key_order_with_drift_among_the_newest_keys(spark):
+    """``--clustered``: files cut by key range, rows sorted, the k differences the highest keys;
+    the truth still matches the oracle."""
+    k = 40
+    src, tgt, truth = generate.generate_pair(
+        spark, "td_bench_test", ROWS, k, seed=11, clustered=True
+    )
+    assert src.endswith("_o") and tgt.endswith("_o")
+    columns = generate.value_columns(False)
+    rows_s = [r.asDict() for r in spark.table(src).collect()]
+    rows_t = [r.asDict() for r in spark.table(tgt).collect()]
+    want = brute_force_diff(rows_s, rows_t, ["id"], columns)
+    assert (len(want.modified), len(want.deleted), len(want.added)) == (
+        truth.modified,
+        truth.deleted,
+        truth.inserted,
+    )
+    changed = sorted(key[0] for key in (*want.modified, *want.deleted, *want.added))
+    assert changed == list(range(ROWS - truth.modified - truth.deleted, ROWS + truth.inserted))
+    # each file holds one key range, in order: no two files' ranges overlap
+    spans = sorted(
+        (r["lo"], r["hi"])
+        for r in spark.sql(
+            f"select min(id) as lo, max(id) as hi from {src} group by input_file_name()"
+        ).collect()
+    )
+    assert len(spans) >= 2
+    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:], strict=False)), spans

@@ -25,7 +25,7 @@ from strategies import TablePair, _from_spark_value, quote_ident, table_pairs, w
 from dbt_table_diff.scaffold import PairOptions, write_pair
 
 PAIRS_PER_BATCH = 6
-EXAMPLES_PER_MODE = 3
+EXAMPLES_PER_MODE = 4  # one per row-fetch path (ROW_FETCH_PATHS)
 PAIR_STATS: dict[str, int] = {"pairs": 0, "recursed": 0, "diff_rows": 0, "quick": 0}
 
 
@@ -156,10 +156,12 @@ def _build_pairs(
 
 
 # The row diff's two paths (macros/diff/row_diff.sql): full rows of the selected leaves joined
-# directly, or the differing keys found first on a narrow (key, hash) projection, then their rows
-# fetched by a broadcast semi join (or, over the broadcast limit, joined in full after all).
+# directly (with the selected leaves also as key-range predicates where few runs of them are, as by
+# default here, or never), or the differing keys found first on a narrow (key, hash) projection,
+# then their rows fetched by a broadcast semi join (or, over the broadcast limit, joined in full).
 ROW_FETCH_PATHS = [
     {"table_diff_dense_leaf_share": 2.0},
+    {"table_diff_dense_leaf_share": 2.0, "table_diff_key_range_limit": 0},
     {"table_diff_dense_leaf_share": 0.0},
     {"table_diff_dense_leaf_share": 0.0, "table_diff_broadcast_key_limit": 0},
 ]
@@ -445,6 +447,56 @@ def test_quick_check_reads_each_table_once_when_identical(diff_project):
     assert "td_whole" in compiled and summary["rows_modified"] == 1
     compiled, _, _ = build(quick_check=False)
     assert "td_whole" not in compiled
+
+
+def test_sparse_fetch_skips_row_groups_of_key_ordered_tables(diff_project):
+    """ADR 0010: on tables stored in key order, drift among the newest keys makes the sparse row
+    diff state its few runs of selected leaves as key ranges, which Spark pushes to the parquet
+    reader: the final plan reads a fraction of the rows, and the same rows differ as when the
+    fetch finds them by leaf alone (var `table_diff_key_range_limit: 0`, every row read)."""
+    spark, schema = diff_project.spark, diff_project.schema
+    body = "select id, concat('v', id) as v, id * 0.5 as d from range(8000)"
+    tables = {
+        "kr_source": body,
+        "kr_target": f"select id, if(id = 7990, 'changed', v) as v, d from ({body})"
+        " where id != 7901 union all select 8000, 'new', 1.0",
+    }
+    for table, query in tables.items():
+        spark.sql(f"drop table if exists `{schema}`.{table}")
+        spark.sql(
+            f"create table `{schema}`.{table} using parquet as select /*+ repartition_by_range(8,"
+            f" id) */ * from ({query}) as q sort by id"
+        )
+    assert spark.sql(f"select * from `{schema}`.kr_source").rdd.getNumPartitions() >= 2
+    scanned = (f"{schema}.kr_source", f"{schema}.kr_target")
+    opts = PairOptions(
+        name="kr",
+        source="source('gen', 'kr_source')",
+        target="source('gen', 'kr_target')",
+        primary_key=("id",),
+        block_count=8,
+        compare_unit_size=100,
+    )
+
+    def build(row_fetch):
+        _build_pairs(diff_project, [opts], list(tables), row_fetch)
+        compiled = next(
+            (diff_project.root / "target" / "compiled").rglob("kr__row_diff.sql")
+        ).read_text()
+        diff = sorted(
+            (r["id"], r["diff_type"], tuple(r["changed_columns"]))
+            for r in spark.table(diff_project.relation("kr__row_diff")).collect()
+        )
+        return compiled, diff
+
+    compiled, diff = build({"table_diff_dense_leaf_share": 2.0})
+    assert diff == [(7901, "deleted", ()), (7990, "modified", ("v",)), (8000, "added", ())]
+    assert "__td_k >= (" in compiled  # a literal bound (the grid compares to td_g)
+    pruned = _rows_scanned(spark, compiled, scanned)
+    compiled, same = build({"table_diff_dense_leaf_share": 2.0, "table_diff_key_range_limit": 0})
+    assert same == diff and "__td_k >= (" not in compiled
+    assert _rows_scanned(spark, compiled, scanned) == 8000 + 8000  # every row of both sides
+    assert 0 < pruned <= 2 * 8000 // 4, pruned  # the last file or two of each side
 
 
 @pytest.mark.parametrize("ansi", [True], ids=["ansi_on"])

@@ -154,6 +154,7 @@ BAD_VARS = {
     "share_not_a_number": ("table_diff_dense_leaf_share", "lots", "Expected a number >= 0"),
     "limit_not_whole": ("table_diff_broadcast_key_limit", "1.5", "Expected a whole number >= 0"),
     "limit_negative": ("table_diff_broadcast_key_limit", -3, "Expected a whole number >= 0"),
+    "ranges_not_whole": ("table_diff_key_range_limit", "2.5", "Expected a whole number >= 0"),
 }
 
 
