@@ -12,8 +12,10 @@ first ``k`` values of ``j`` pick the keys that differ: half modified
 (one column each, rotating over int / string / timestamp), a quarter deleted, a quarter inserted as
 new ids ``N, N+1, ...``. The truth (``Truth``) is exact by construction.
 
-Options: a composite key ``(region string, seq bigint)`` instead of ``id``, and a table partitioned
-by a derived column ``part`` (8 values).
+Options: a composite key ``(region string, seq bigint)`` instead of ``id``, a table partitioned
+by a derived column ``part`` (8 values), and ``clustered``: both tables stored in key order (files
+cut by key range, rows sorted), with the k differences among the highest keys (``j = N - 1 - id``:
+a replica behind on its newest writes), the case where a fetch by key range can skip row groups.
 """
 
 from __future__ import annotations
@@ -132,15 +134,18 @@ def source_sql(rows: int, seed: int, composite: bool, partitioned: bool) -> str:
     return f"select\n  {_row_select(seed, composite, partitioned, None)}\nfrom range(0, {rows})"
 
 
-def target_sql(truth: Truth, seed: int, composite: bool, partitioned: bool) -> str:
+def target_sql(
+    truth: Truth, seed: int, composite: bool, partitioned: bool, clustered: bool = False
+) -> str:
     """The source minus deleted keys, with modified keys changed, plus inserted keys."""
     n = truth.rows
     _, inv = _multiplier(n)
     m, d = truth.modified, truth.deleted
     # id * inv < 2^63 for every id < N <= 3.03e9: exact bigint arithmetic, ANSI or not.
+    j = f"{n - 1} - id" if clustered else f"pmod(id * {inv}, {n})"
     kept = (
         f"select\n  {_row_select(seed, composite, partitioned, f'__j < {m}')}\n"
-        f"from (select id, pmod(id * {inv}, {n}) as __j from range(0, {n})) as r\n"
+        f"from (select id, {j} as __j from range(0, {n})) as r\n"
         f"where __j >= {m + d} or __j < {m}"
     )
     if truth.inserted == 0:
@@ -153,15 +158,27 @@ def target_sql(truth: Truth, seed: int, composite: bool, partitioned: bool) -> s
 
 
 def write_table(
-    spark, sql: str, table: str, rows: int, seed: int, composite: bool, partitioned: bool
+    spark,
+    sql: str,
+    table: str,
+    rows: int,
+    seed: int,
+    composite: bool,
+    partitioned: bool,
+    clustered: bool = False,
 ) -> None:
-    """Materialise `sql` as a parquet table in random key order."""
+    """Materialise `sql` as a parquet table in random key order (``clustered``: in key order)."""
     files = max(2, FILES_PER_MILLION * rows // 1_000_000)
-    keys = ", ".join(key_columns(composite))
-    df = spark.sql(
-        f"select * from ({sql}) as g distribute by pmod(xxhash64({seed}, 'file', {keys}), {files}) "
-        f"sort by xxhash64({seed}, 'order', {keys})"
-    )
+    names = key_columns(composite)
+    keys = ", ".join(names)
+    if clustered:
+        df = spark.sql(f"select * from ({sql}) as g").repartitionByRange(files, *names)
+        df = df.sortWithinPartitions(*names)
+    else:
+        df = spark.sql(
+            f"select * from ({sql}) as g distribute by pmod(xxhash64({seed}, 'file', {keys}), "
+            f"{files}) sort by xxhash64({seed}, 'order', {keys})"
+        )
     writer = df.write.mode("overwrite").format("parquet")
     if partitioned:
         writer = writer.partitionBy("part")
@@ -169,10 +186,17 @@ def write_table(
 
 
 def table_names(
-    database: str, rows: int, k: int, seed: int, composite: bool, partitioned: bool
+    database: str,
+    rows: int,
+    k: int,
+    seed: int,
+    composite: bool,
+    partitioned: bool,
+    clustered: bool = False,
 ) -> tuple[str, str]:
     """Names of the source table and of the target with k differences (data cached by name)."""
-    suffix = ("_c" if composite else "") + ("_p" if partitioned else "")
+    flags = (("_c", composite), ("_p", partitioned), ("_o", clustered))
+    suffix = "".join(tag for tag, on in flags if on)
     return (
         f"{database}.src_{rows}_s{seed}{suffix}",
         f"{database}.tgt_{rows}_{k}_s{seed}{suffix}",
@@ -188,12 +212,13 @@ def generate_pair(
     seed: int = 7,
     composite: bool = False,
     partitioned: bool = False,
+    clustered: bool = False,
     source: str | None = None,
 ) -> tuple[str, str, Truth]:
     """Create (if missing) the source table and a target with k differing keys. Returns names."""
     truth = split_k(rows, k)
     spark.sql(f"create database if not exists {database}")
-    default_src, tgt = table_names(database, rows, k, seed, composite, partitioned)
+    default_src, tgt = table_names(database, rows, k, seed, composite, partitioned, clustered)
     src = source or default_src
     existing = {t.name for t in spark.catalog.listTables(database)}
     if src.split(".")[-1] not in existing:
@@ -205,15 +230,17 @@ def generate_pair(
             seed,
             composite,
             partitioned,
+            clustered,
         )
     if tgt.split(".")[-1] not in existing:
         write_table(
             spark,
-            target_sql(truth, seed, composite, partitioned),
+            target_sql(truth, seed, composite, partitioned, clustered),
             tgt,
             rows,
             seed,
             composite,
             partitioned,
+            clustered,
         )
     return src, tgt, truth

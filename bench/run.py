@@ -25,6 +25,8 @@ repetitions and rotating the order:
   ``quick_check: true``. The default pair's quick check is ``'auto'``: with drift it runs only
   when the pair's last result was identical, so its repetitions on a drifted pair show the
   steady state, and ``table_diff_quick`` the first run after drift appears.
+  ``table_diff_no_ranges``: the default pair with the row fetch's key-range predicates off (dbt
+  var ``table_diff_key_range_limit: 0``, ADR 0010), for ``--clustered`` tables.
 * ``no_drift``: ``dbt test`` of a ``table_diff.no_drift`` test on the pair (fails with k rows).
 
 Every result is checked against the generator's truth (rows per side; added / deleted / modified)
@@ -56,7 +58,13 @@ sys.path.insert(0, str(BENCH))
 import generate  # noqa: E402
 
 BASELINES = ("floor", "join", "hash_buckets", "spark_extension", "except_all", "datacompy")
-TABLE_DIFF = ("table_diff", "table_diff_hash", "table_diff_quick", "no_drift")
+TABLE_DIFF = (
+    "table_diff",
+    "table_diff_hash",
+    "table_diff_quick",
+    "table_diff_no_ranges",
+    "no_drift",
+)
 APPROACHES = BASELINES + TABLE_DIFF
 LABELS = {
     "floor": "floor",
@@ -68,6 +76,7 @@ LABELS = {
     "table_diff": "table_diff (dbt run)",
     "table_diff_hash": "table_diff, hash strategy",
     "table_diff_quick": "table_diff, quick check forced",
+    "table_diff_no_ranges": "table_diff, fetch without key ranges",
     "no_drift": "no_drift (dbt test)",
 }
 # Third-party baselines: module to import, and where it comes from.
@@ -342,8 +351,9 @@ class Dbt:
             raise RuntimeError(f"dbt parse failed: {res.exception}")
         self.runner = dbtRunner(manifest=res.result)
 
-    def run(self, select: str) -> dict[str, float]:
-        res = self.runner.invoke(["run", "--select", select, *self.common])
+    def run(self, select: str, dbt_vars: dict[str, Any] | None = None) -> dict[str, float]:
+        extra = ["--vars", json.dumps(dbt_vars)] if dbt_vars else []
+        res = self.runner.invoke(["run", "--select", select, *extra, *self.common])
         if not res.success:
             detail = [f"{r.node.name}: {r.status} {r.message}" for r in res.result or []]
             raise RuntimeError(f"dbt run {select} failed: {res.exception} {detail}")
@@ -392,6 +402,7 @@ def run_child(args: argparse.Namespace) -> None:
             seed=args.seed,
             composite=args.composite,
             partitioned=args.partitioned,
+            clustered=args.clustered,
         )
         pairs.append(
             {
@@ -454,8 +465,10 @@ def run_child(args: argparse.Namespace) -> None:
         check("datacompy", datacompy_compare(spark, p["source"], p["target"], keys), want_rows(p))
         return {}
 
-    def run_table_diff(p: dict[str, Any], suffix: str = "") -> dict[str, Any]:
-        models = dbt.run(f"{p['name']}{suffix}__ranges+")
+    def run_table_diff(
+        p: dict[str, Any], suffix: str = "", dbt_vars: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        models = dbt.run(f"{p['name']}{suffix}__ranges+", dbt_vars)
         s = spark.table(f"{PAIR_SCHEMA}.{p['name']}{suffix}__summary").collect()[0]
         t = generate.Truth(**p["truth"])
         got = {
@@ -509,6 +522,7 @@ def run_child(args: argparse.Namespace) -> None:
         "table_diff": run_table_diff,
         "table_diff_hash": lambda p: run_table_diff(p, "_hash"),
         "table_diff_quick": lambda p: run_table_diff(p, "_quick"),
+        "table_diff_no_ranges": lambda p: run_table_diff(p, "", {"table_diff_key_range_limit": 0}),
         "no_drift": run_no_drift,
     }
     order = [a for a in APPROACHES if a in args.approaches]
@@ -592,7 +606,9 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
     name = pair_name(k_spec)
     k = generate.parse_k(k_spec, rows)
     truth = generate.split_k(rows, k)
-    src, tgt = generate.table_names(DATABASE, rows, k, args.seed, args.composite, args.partitioned)
+    src, tgt = generate.table_names(
+        DATABASE, rows, k, args.seed, args.composite, args.partitioned, args.clustered
+    )
     env = child_env()
     dbt = [
         str(Path(sys.executable).parent / "dbt"),
@@ -805,6 +821,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--composite", action="store_true", help="key (region string, seq bigint)")
     ap.add_argument("--partitioned", action="store_true", help="tables partitioned by `part`")
+    ap.add_argument(
+        "--clustered",
+        action="store_true",
+        help="tables stored in key order, the k differences among the highest keys",
+    )
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("--e2e", action="append", default=[], metavar="ROWS:K")
     ap.add_argument("--e2e-reps", type=int, default=2)
