@@ -690,7 +690,8 @@ def report(
         f"Command: `{' '.join(args.argv)}`",
         "",
         "Seconds: median of the repetitions (min-max); [ratio to the floor of the same session].",
-        f"Timed once (first repetition, no warm-up): {', '.join(args.once) or 'none'}.",
+        "Timed once (first repetition, no warm-up): "
+        f"{', '.join(a for a in args.once if a in args.approaches) or 'none'}.",
         "Every timed result was checked against the generator's truth.",
     ]
     for title, group in (("Baselines", BASELINES), ("table_diff", ("floor", *TABLE_DIFF))):

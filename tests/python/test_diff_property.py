@@ -349,6 +349,22 @@ def test_recursion_really_splits(diff_project, dbt_project_factory):
     assert summary["blocks_mismatched"] == 1 and summary["units_mismatched"] >= 3
 
 
+def _id_pair(name: str, **options) -> PairOptions:
+    """A pair of the tables ``<name>_source`` / ``<name>_target`` of source ``gen``, key ``id``."""
+    return PairOptions(
+        name=name,
+        source=f"source('gen', '{name}_source')",
+        target=f"source('gen', '{name}_target')",
+        primary_key=("id",),
+        **options,
+    )
+
+
+def _compiled(project, model: str) -> str:
+    """The SQL of ``model`` as the last dbt invocation compiled it."""
+    return next((project.root / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+
+
 def _rows_scanned(spark, compiled_sql: str, tables: tuple[str, ...]) -> int:
     """Run a compiled model query; the rows Spark's file scans of ``tables`` produced, from the
     scan nodes' own metrics over the executed adaptive plan (query stages, reused exchanges and
@@ -401,18 +417,9 @@ def test_quick_check_reads_each_table_once_when_identical(diff_project):
     scanned = (f"{schema}.qc_source", f"{schema}.qc_target")  # not the ranges table
 
     def build(quick_check=None):
-        opts = PairOptions(
-            name="qc",
-            source="source('gen', 'qc_source')",
-            target="source('gen', 'qc_target')",
-            primary_key=("id",),
-            block_count=4,
-            quick_check=quick_check,
-        )
+        opts = _id_pair("qc", block_count=4, quick_check=quick_check)
         _build_pairs(diff_project, [opts], ["qc_source", "qc_target"])
-        compiled = next(
-            (diff_project.root / "target" / "compiled").rglob("qc__block_hashes.sql")
-        ).read_text()
+        compiled = _compiled(diff_project, "qc__block_hashes")
         hashes = spark.table(diff_project.relation("qc__block_hashes")).collect()
         summary = spark.table(diff_project.relation("qc__summary")).first()
         return compiled, hashes, summary
@@ -469,20 +476,11 @@ def test_sparse_fetch_skips_row_groups_of_key_ordered_tables(diff_project):
         )
     assert spark.sql(f"select * from `{schema}`.kr_source").rdd.getNumPartitions() >= 2
     scanned = (f"{schema}.kr_source", f"{schema}.kr_target")
-    opts = PairOptions(
-        name="kr",
-        source="source('gen', 'kr_source')",
-        target="source('gen', 'kr_target')",
-        primary_key=("id",),
-        block_count=8,
-        compare_unit_size=100,
-    )
+    opts = _id_pair("kr", block_count=8, compare_unit_size=100)
 
     def build(row_fetch):
         _build_pairs(diff_project, [opts], list(tables), row_fetch)
-        compiled = next(
-            (diff_project.root / "target" / "compiled").rglob("kr__row_diff.sql")
-        ).read_text()
+        compiled = _compiled(diff_project, "kr__row_diff")
         diff = sorted(
             (r["id"], r["diff_type"], tuple(r["changed_columns"]))
             for r in spark.table(diff_project.relation("kr__row_diff")).collect()
