@@ -27,6 +27,8 @@ repetitions and rotating the order:
   steady state, and ``table_diff_quick`` the first run after drift appears.
   ``table_diff_no_ranges``: the default pair with the row fetch's key-range predicates off (dbt
   var ``table_diff_key_range_limit: 0``, ADR 0010), for ``--clustered`` tables.
+  ``table_diff_one_block``: the pair with ``block_count: 1, max_depth: 0``: one signature per side
+  and, when they differ, the dense row diff over everything (no block hierarchy).
 * ``no_drift``: ``dbt test`` of a ``table_diff.no_drift`` test on the pair (fails with k rows).
 
 Every result is checked against the generator's truth (rows per side; added / deleted / modified)
@@ -63,6 +65,7 @@ TABLE_DIFF = (
     "table_diff_hash",
     "table_diff_quick",
     "table_diff_no_ranges",
+    "table_diff_one_block",
     "no_drift",
 )
 APPROACHES = BASELINES + TABLE_DIFF
@@ -77,6 +80,7 @@ LABELS = {
     "table_diff_hash": "table_diff, hash strategy",
     "table_diff_quick": "table_diff, quick check forced",
     "table_diff_no_ranges": "table_diff, fetch without key ranges",
+    "table_diff_one_block": "table_diff, one block (no hierarchy)",
     "no_drift": "no_drift (dbt test)",
 }
 # Third-party baselines: module to import, and where it comes from.
@@ -84,7 +88,12 @@ OPTIONAL = {
     "spark_extension": "gresearch.spark.diff",
     "datacompy": "datacompy.spark",
 }
-VARIANTS = {"": {}, "_hash": {"strategy": "hash"}, "_quick": {"quick_check": True}}
+VARIANTS = {
+    "": {},
+    "_hash": {"strategy": "hash"},
+    "_quick": {"quick_check": True},
+    "_one_block": {"block_count": 1, "max_depth": 0},
+}
 DATABASE = "bench"
 PAIR_SCHEMA = "bench_td"
 
@@ -523,6 +532,7 @@ def run_child(args: argparse.Namespace) -> None:
         "table_diff_hash": lambda p: run_table_diff(p, "_hash"),
         "table_diff_quick": lambda p: run_table_diff(p, "_quick"),
         "table_diff_no_ranges": lambda p: run_table_diff(p, "", {"table_diff_key_range_limit": 0}),
+        "table_diff_one_block": lambda p: run_table_diff(p, "_one_block"),
         "no_drift": run_no_drift,
     }
     order = [a for a in APPROACHES if a in args.approaches]
