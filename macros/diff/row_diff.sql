@@ -93,7 +93,7 @@
     {{ return(none) }}
   {% endif %}
   {% set runs = run_query(
-      "select min(leaf_id), max(leaf_id), cast(min_by(lower_bound, leaf_id) as string),"
+      "select min(leaf_id), cast(min_by(lower_bound, leaf_id) as string),"
       ~ " cast(max_by(upper_bound, leaf_id) as string)"
       ~ " from (select r.leaf_id, r.lower_bound, r.upper_bound,"
       ~ " r.leaf_id - row_number() over (order by r.leaf_id) as run"
@@ -103,13 +103,11 @@
     {{ return(none) }}
   {% endif %}
   {% set terms = [] %}
-  {% for first, last, lower, upper in runs %}
+  {% for first, lower, upper in runs %}
+    {#- A run from leaf 0 always ends before the last leaf: not every leaf is selected. -#}
     {% set below = ('__td_k < ' ~ table_diff._bigint(upper | int)) if upper is not none else none %}
-    {% if first | int == 0 %}
-      {% do terms.append('__td_k is null' ~ ((' or ' ~ below) if below else ' or true')) %}
-    {% else %}
-      {% do terms.append('__td_k >= ' ~ table_diff._bigint(lower | int) ~ ((' and ' ~ below) if below else '')) %}
-    {% endif %}
+    {% do terms.append(('__td_k is null or ' ~ below) if first | int == 0
+        else '__td_k >= ' ~ table_diff._bigint(lower | int) ~ ((' and ' ~ below) if below else '')) %}
   {% endfor %}
   {{ return('(' ~ terms | join(') or (') ~ ')') }}
 {% endmacro %}
