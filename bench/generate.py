@@ -16,6 +16,9 @@ Options: a composite key ``(region string, seq bigint)`` instead of ``id``, a ta
 by a derived column ``part`` (8 values), and ``clustered``: both tables stored in key order (files
 cut by key range, rows sorted), with the k differences among the highest keys (``j = N - 1 - id``:
 a replica behind on its newest writes), the case where a fetch by key range can skip row groups.
+``dated``: the composite key ``(day date, seq bigint)``, ``DAYS`` days of rows in id order, the
+table partitioned by ``day``, the differences among the newest keys as with ``clustered`` (a daily
+partitioned table whose replica is behind on its latest day; the inserted keys are a new day).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import asdict, dataclass
 GOLDEN = 0.6180339887498949  # Weyl step: multiples of ~N/phi mod N spread evenly over [0, N)
 FILES_PER_MILLION = 2  # output files: about 2 per million rows (>= 2)
 PARTS = 8
+DAYS = 100  # ``dated``: days (partitions) the ids are spread over
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,15 @@ def _multiplier(rows: int) -> tuple[int, int]:
     return p, (pow(p, -1, rows) if rows > 1 else 0)
 
 
-def key_columns(composite: bool) -> list[str]:
+def key_columns(composite: bool, dated: bool = False) -> list[str]:
+    if dated:
+        return ["day", "seq"]
     return ["region", "seq"] if composite else ["id"]
+
+
+def per_day(rows: int) -> int:
+    """``dated``: ids per day, so that the ``rows`` ids fill ``DAYS`` days."""
+    return max(1, -(-rows // DAYS))
 
 
 def value_columns(partitioned: bool) -> list[str]:
@@ -83,8 +94,15 @@ def value_columns(partitioned: bool) -> list[str]:
     return cols + (["part"] if partitioned else [])
 
 
-def _row_select(seed: int, composite: bool, partitioned: bool, modify_when: str | None) -> str:
-    """SELECT list computing a row from `id` (and `__j`, the permuted index, when modifying)."""
+def _row_select(
+    seed: int,
+    composite: bool,
+    partitioned: bool,
+    modify_when: str | None,
+    ids_per_day: int | None = None,
+) -> str:
+    """SELECT list computing a row from `id` (and `__j`, the permuted index, when modifying);
+    ``ids_per_day``: the ``dated`` key instead of ``id``."""
 
     def h(tag: str) -> str:
         return f"xxhash64({seed}, '{tag}', id)"
@@ -109,6 +127,9 @@ def _row_select(seed: int, composite: bool, partitioned: bool, modify_when: str 
         if composite
         else ["id"]
     )
+    if ids_per_day:
+        day = f"date_add(date'2020-01-01', cast(id div {ids_per_day} as int))"
+        keys = [f"{day} as day", f"pmod(id, {ids_per_day}) as seq"]
     c_dbl = nullable("dbl", f"cast(pmod({h('dbl')}, 1000000000) as double) / 1000")
     c_dec = nullable("dec", f"cast(pmod({h('dec')}, 100000000) as decimal(18, 4)) / 100")
     c_str2 = nullable("str2", f"sha2(cast({h('str2')} as string), 224)")
@@ -130,28 +151,37 @@ def _row_select(seed: int, composite: bool, partitioned: bool, modify_when: str 
     return ",\n  ".join(cols)
 
 
-def source_sql(rows: int, seed: int, composite: bool, partitioned: bool) -> str:
-    return f"select\n  {_row_select(seed, composite, partitioned, None)}\nfrom range(0, {rows})"
+def source_sql(
+    rows: int, seed: int, composite: bool, partitioned: bool, dated: bool = False
+) -> str:
+    select = _row_select(seed, composite, partitioned, None, per_day(rows) if dated else None)
+    return f"select\n  {select}\nfrom range(0, {rows})"
 
 
 def target_sql(
-    truth: Truth, seed: int, composite: bool, partitioned: bool, clustered: bool = False
+    truth: Truth,
+    seed: int,
+    composite: bool,
+    partitioned: bool,
+    clustered: bool = False,
+    dated: bool = False,
 ) -> str:
     """The source minus deleted keys, with modified keys changed, plus inserted keys."""
     n = truth.rows
     _, inv = _multiplier(n)
     m, d = truth.modified, truth.deleted
     # id * inv < 2^63 for every id < N <= 3.03e9: exact bigint arithmetic, ANSI or not.
-    j = f"{n - 1} - id" if clustered else f"pmod(id * {inv}, {n})"
+    j = f"{n - 1} - id" if clustered or dated else f"pmod(id * {inv}, {n})"
+    days = per_day(n) if dated else None
     kept = (
-        f"select\n  {_row_select(seed, composite, partitioned, f'__j < {m}')}\n"
+        f"select\n  {_row_select(seed, composite, partitioned, f'__j < {m}', days)}\n"
         f"from (select id, {j} as __j from range(0, {n})) as r\n"
         f"where __j >= {m + d} or __j < {m}"
     )
     if truth.inserted == 0:
         return kept
     added = (
-        f"select\n  {_row_select(seed, composite, partitioned, None)}\n"
+        f"select\n  {_row_select(seed, composite, partitioned, None, days)}\n"
         f"from range({n}, {n + truth.inserted})"
     )
     return f"{kept}\nunion all\n{added}"
@@ -166,12 +196,14 @@ def write_table(
     composite: bool,
     partitioned: bool,
     clustered: bool = False,
+    dated: bool = False,
 ) -> None:
-    """Materialise `sql` as a parquet table in random key order (``clustered``: in key order)."""
+    """Materialise `sql` as a parquet table in random key order (``clustered``, ``dated``: in key
+    order; ``dated``: partitioned by ``day``)."""
     files = max(2, FILES_PER_MILLION * rows // 1_000_000)
-    names = key_columns(composite)
+    names = key_columns(composite, dated)
     keys = ", ".join(names)
-    if clustered:
+    if clustered or dated:
         df = spark.sql(f"select * from ({sql}) as g").repartitionByRange(files, *names)
         df = df.sortWithinPartitions(*names)
     else:
@@ -180,8 +212,8 @@ def write_table(
             f"{files}) sort by xxhash64({seed}, 'order', {keys})"
         )
     writer = df.write.mode("overwrite").format("parquet")
-    if partitioned:
-        writer = writer.partitionBy("part")
+    if partitioned or dated:
+        writer = writer.partitionBy("day" if dated else "part")
     writer.saveAsTable(table)
 
 
@@ -193,9 +225,10 @@ def table_names(
     composite: bool,
     partitioned: bool,
     clustered: bool = False,
+    dated: bool = False,
 ) -> tuple[str, str]:
     """Names of the source table and of the target with k differences (data cached by name)."""
-    flags = (("_c", composite), ("_p", partitioned), ("_o", clustered))
+    flags = (("_c", composite), ("_p", partitioned), ("_o", clustered), ("_d", dated))
     suffix = "".join(tag for tag, on in flags if on)
     return (
         f"{database}.src_{rows}_s{seed}{suffix}",
@@ -213,34 +246,39 @@ def generate_pair(
     composite: bool = False,
     partitioned: bool = False,
     clustered: bool = False,
+    dated: bool = False,
     source: str | None = None,
 ) -> tuple[str, str, Truth]:
     """Create (if missing) the source table and a target with k differing keys. Returns names."""
     truth = split_k(rows, k)
     spark.sql(f"create database if not exists {database}")
-    default_src, tgt = table_names(database, rows, k, seed, composite, partitioned, clustered)
+    default_src, tgt = table_names(
+        database, rows, k, seed, composite, partitioned, clustered, dated
+    )
     src = source or default_src
     existing = {t.name for t in spark.catalog.listTables(database)}
     if src.split(".")[-1] not in existing:
         write_table(
             spark,
-            source_sql(rows, seed, composite, partitioned),
+            source_sql(rows, seed, composite, partitioned, dated),
             src,
             rows,
             seed,
             composite,
             partitioned,
             clustered,
+            dated,
         )
     if tgt.split(".")[-1] not in existing:
         write_table(
             spark,
-            target_sql(truth, seed, composite, partitioned, clustered),
+            target_sql(truth, seed, composite, partitioned, clustered, dated),
             tgt,
             rows,
             seed,
             composite,
             partitioned,
             clustered,
+            dated,
         )
     return src, tgt, truth

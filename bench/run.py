@@ -26,7 +26,7 @@ repetitions and rotating the order:
   when the pair's last result was identical, so its repetitions on a drifted pair show the
   steady state, and ``table_diff_quick`` the first run after drift appears.
   ``table_diff_no_ranges``: the default pair with the row fetch's key-range predicates off (dbt
-  var ``table_diff_key_range_limit: 0``, ADR 0010), for ``--clustered`` tables.
+  var ``table_diff_key_range_limit: 0``, ADR 0010), for ``--clustered`` or ``--dated`` tables.
   ``table_diff_one_block``: the pair with ``block_count: 1, max_depth: 0``: one signature per side
   and, when they differ, the dense row diff over everything (no block hierarchy).
 * ``no_drift``: ``dbt test`` of a ``table_diff.no_drift`` test on the pair (fails with k rows).
@@ -396,7 +396,7 @@ def run_child(args: argparse.Namespace) -> None:
     home.mkdir(parents=True, exist_ok=True)
     conf = spark_conf(home, args.driver_memory)
     spark = start_spark(conf)
-    keys = generate.key_columns(args.composite)
+    keys = generate.key_columns(args.composite, args.dated)
     columns = keys + generate.value_columns(args.partitioned)
 
     t0 = time.perf_counter()
@@ -412,6 +412,7 @@ def run_child(args: argparse.Namespace) -> None:
             composite=args.composite,
             partitioned=args.partitioned,
             clustered=args.clustered,
+            dated=args.dated,
         )
         pairs.append(
             {
@@ -617,7 +618,7 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
     k = generate.parse_k(k_spec, rows)
     truth = generate.split_k(rows, k)
     src, tgt = generate.table_names(
-        DATABASE, rows, k, args.seed, args.composite, args.partitioned, args.clustered
+        DATABASE, rows, k, args.seed, args.composite, args.partitioned, args.clustered, args.dated
     )
     env = child_env()
     dbt = [
@@ -648,6 +649,8 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
         join.append("--composite")
     if args.partitioned:
         join.append("--partitioned")
+    if args.dated:
+        join.append("--dated")
     times: dict[str, list[float]] = {"dbt build": [], "join process": []}
     for rep in range(args.e2e_reps):
         order = [("dbt build", dbt), ("join process", join)]
@@ -671,7 +674,7 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
 def join_process(args: argparse.Namespace) -> None:
     rows = args.join_process
     spark = start_spark(spark_conf(args.spark_home / str(rows), args.driver_memory))
-    keys = generate.key_columns(args.composite)
+    keys = generate.key_columns(args.composite, args.dated)
     columns = keys + generate.value_columns(args.partitioned)
     r = spark.sql(join_sql(*args.join_tables, keys, columns)).collect()[0]
     print(json.dumps(r.asDict()))
@@ -836,6 +839,11 @@ def main(argv: list[str] | None = None) -> int:
         "--clustered",
         action="store_true",
         help="tables stored in key order, the k differences among the highest keys",
+    )
+    ap.add_argument(
+        "--dated",
+        action="store_true",
+        help="key (day date, seq bigint), partitioned by day, the differences in the newest days",
     )
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("--e2e", action="append", default=[], metavar="ROWS:K")

@@ -78,23 +78,31 @@
 
 {% macro _selected_key_ranges(spec, ranges, leaves_query) %}
   {#-
-    The selected leaves as a predicate on `__td_k` (one term per run of contiguous leaves: leaf i
-    holds lower_bound <= key < upper_bound, leaf 0 also every NULL key), or none. Implied by the
-    leaf filter, so it changes no result; stated as plain literals so that Spark pushes it to the
-    parquet reader, which skips row groups (and pages) whose key statistics miss every range: on a
-    table stored in key order with drift in a few key ranges (a replica behind on its newest keys,
-    a reloaded period), the fetch reads those row groups only. Only for strategy range with one
-    integral key column, and at most `_key_range_limit()` runs (a long disjunction defeats code
+    The selected leaves as a predicate on the key's first column, or none: one term per run of
+    contiguous selected leaves. Leaf i holds lower_bound <= key < upper_bound (leaf 0 also every
+    NULL key); a composite key compares as a struct whose NULL fields sort first, so a run's keys
+    have their first column between the run's bounds' first columns, both included, or NULL when
+    the run is open below or a bound's first column is NULL. Implied by the leaf filter, so it
+    changes no result; stated with plain literals of the column's type so that Spark pushes it to
+    the parquet reader, which skips row groups (and prunes partitions) whose key statistics miss
+    every range: on a table stored in key order, or partitioned by its first key column, with drift
+    in a few key ranges (a replica behind on its newest keys, a reloaded day), the fetch reads
+    those parts only. Strategy range only, a first key column whose literals render exactly
+    (`_key_bound_literal`), and at most `_key_range_limit()` runs (a long disjunction defeats code
     generation: ADR 0008 amendment).
   -#}
   {% set limit = table_diff._key_range_limit() %}
-  {% if limit == 0 or spec['strategy'] != 'range' or spec['key'] | length != 1
-        or table_diff._type_family(spec['key'][0]['type']) != 'integral' %}
+  {% set first = spec['key'][0] %}
+  {% set family = table_diff._type_family(first['type']) %}
+  {% if limit == 0 or spec['strategy'] != 'range' or not table_diff._key_bound_sql(family, 'b') %}
     {{ return(none) }}
   {% endif %}
+  {% set composite = spec['key'] | length > 1 %}
+  {% set field = '.k1' if composite else '' %}
   {% set runs = run_query(
-      "select min(leaf_id), cast(min_by(lower_bound, leaf_id) as string),"
-      ~ " cast(max_by(upper_bound, leaf_id) as string)"
+      "select min(leaf_id), " ~ table_diff._key_bound_sql(family, 'min_by(lower_bound, leaf_id)' ~ field) ~ ","
+      ~ " " ~ table_diff._key_bound_sql(family, 'max_by(upper_bound, leaf_id)' ~ field) ~ ","
+      ~ " max_by(upper_bound, leaf_id) is null"
       ~ " from (select r.leaf_id, r.lower_bound, r.upper_bound,"
       ~ " r.leaf_id - row_number() over (order by r.leaf_id) as run"
       ~ " from " ~ ranges ~ " as r left semi join (" ~ leaves_query ~ ") as l on r.leaf_id = l.leaf_id) as x"
@@ -102,14 +110,62 @@
   {% if runs | length == 0 or runs | length > limit %}
     {{ return(none) }}
   {% endif %}
+  {% set column = '__td_k' ~ field %}
   {% set terms = [] %}
-  {% for first, lower, upper in runs %}
-    {#- A run from leaf 0 always ends before the last leaf: not every leaf is selected. -#}
-    {% set below = ('__td_k < ' ~ table_diff._bigint(upper | int)) if upper is not none else none %}
-    {% do terms.append(('__td_k is null or ' ~ below) if first | int == 0
-        else '__td_k >= ' ~ table_diff._bigint(lower | int) ~ ((' and ' ~ below) if below else '')) %}
+  {% for first_leaf, lower, upper, open_above in runs %}
+    {% set lo = table_diff._key_bound_literal(first, lower) if first_leaf | int > 0 else none %}
+    {% set hi = table_diff._key_bound_literal(first, upper) if not open_above else none %}
+    {% if (first_leaf | int > 0 and lower is not none and lo is none) or (not open_above and upper is not none and hi is none) %}
+      {#- A bound that does not render exactly: no predicate at all (it is only an optimisation). -#}
+      {{ return(none) }}
+    {% endif %}
+    {% if not open_above and upper is none %}
+      {#- A composite bound whose first column is NULL: the run's keys all have it NULL. -#}
+      {% do terms.append(column ~ ' is null') %}
+    {% else %}
+      {% set parts = ([column ~ ' >= ' ~ lo] if lo else []) + ([column ~ (' <= ' if composite else ' < ') ~ hi] if hi else []) %}
+      {% set within = parts | join(' and ') if parts else 'true' %}
+      {% do terms.append((column ~ ' is null or ' ~ within) if lo is none else within) %}
+    {% endif %}
   {% endfor %}
   {{ return('(' ~ terms | join(') or (') ~ ')') }}
+{% endmacro %}
+
+
+{% macro _key_bound_sql(family, value_sql) %}
+  {#- A key bound as an exact string for `_key_bound_literal` (prefixed with 'x' so that the result
+      table keeps it a string), or none for a type without an exact literal here (floats, whose NaN
+      and -0.0 parquet statistics do not order like Spark; booleans; binary; timestamp_ntz). -#}
+  {%- set text = {
+      'integral': 'cast(' ~ value_sql ~ ' as string)',
+      'decimal': 'cast(' ~ value_sql ~ ' as string)',
+      'date': 'cast(unix_date(' ~ value_sql ~ ') as string)',
+      'timestamp': 'cast(unix_micros(' ~ value_sql ~ ') as string)',
+      'string': 'hex(' ~ value_sql ~ ')',
+  }.get(family) -%}
+  {{ return(("concat('x', " ~ text ~ ")") if text else none) }}
+{% endmacro %}
+
+
+{% macro _key_bound_literal(col, text) %}
+  {#- The SQL literal of a key bound rendered by `_key_bound_sql`, in the column's type, or none when
+      the text is not what that query renders (then no predicate is stated). -#}
+  {%- if text is none or not (text ~ '').startswith('x') -%}{{ return(none) }}{%- endif -%}
+  {%- set v = (text ~ '')[1:] -%}
+  {%- set family = table_diff._type_family(col['type']) -%}
+  {%- set re = modules.re -%}
+  {%- if family == 'integral' and re.fullmatch('-?[0-9]{1,19}', v) -%}
+    {{ return('cast(' ~ table_diff._bigint(v) ~ ' as ' ~ col['type'] ~ ')') }}
+  {%- elif family == 'decimal' and re.fullmatch('-?[0-9]{1,38}(\\.[0-9]{1,38})?', v) -%}
+    {{ return('cast((' ~ v ~ 'BD) as ' ~ col['type'] ~ ')') }}
+  {%- elif family == 'date' and re.fullmatch('-?[0-9]{1,10}', v) -%}
+    {{ return('date_from_unix_date(' ~ v ~ ')') }}
+  {%- elif family == 'timestamp' and re.fullmatch('-?[0-9]{1,19}', v) -%}
+    {{ return('timestamp_micros(' ~ table_diff._bigint(v) ~ ')') }}
+  {%- elif family == 'string' and re.fullmatch('([0-9A-F]{2})*', v) -%}
+    {{ return("cast(X'" ~ v ~ "' as string)") }}
+  {%- endif -%}
+  {{ return(none) }}
 {% endmacro %}
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "TablePair",
     "ThreeWay",
     "KEY_TYPES",
+    "RANGE_KEY_TYPES",
     "VALUE_TYPES",
     "DECIMAL_TYPES",
     "quote_ident",
@@ -81,6 +82,9 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 KEY_TYPES = ("bigint", "int", "string")
+# Key types whose bounds the row fetch also states as literals (ADR 0010): the diff's property
+# test draws keys from these too.
+RANGE_KEY_TYPES = (*KEY_TYPES, "date", "timestamp", "decimal(12,3)")
 DECIMAL_TYPES = (
     "decimal(38,10)",
     "decimal(10,2)",
@@ -242,12 +246,13 @@ def table_specs(
     key_columns: int | None = None,
     fancy_names: bool = True,
     value_types: st.SearchStrategy[str] | None = None,
+    key_types: tuple[str, ...] = KEY_TYPES,
 ) -> TableSpec:
-    """1-2 key columns among bigint/int/string, 1-6 value columns of every type."""
+    """1-2 key columns among ``key_types`` (bigint/int/string), 1-6 value columns of every type."""
     nk = key_columns if key_columns is not None else draw(st.integers(1, 2))
     nv = draw(st.integers(min_value_columns, max_value_columns))
     names = draw(column_names(nk + nv, fancy_names))
-    ktypes = [draw(st.sampled_from(KEY_TYPES)) for _ in range(nk)]
+    ktypes = [draw(st.sampled_from(key_types)) for _ in range(nk)]
     vtypes = [draw(value_types if value_types is not None else _value_type()) for _ in range(nv)]
     if value_types is None and nv >= 2 and draw(st.integers(0, 3)) == 3:
         # two adjacent string columns: room for ('ab','c') vs ('a','bc') shifts
@@ -400,6 +405,11 @@ def _decimal_from_unscaled(unscaled: int, scale: int) -> Decimal:
     return Decimal(f"{unscaled}E-{scale}")
 
 
+def _decimal_limit(p: int, s: int) -> Decimal:
+    """The largest value of decimal(p, s)."""
+    return _decimal_from_unscaled(10**p - 1, s)
+
+
 def _decimals(p: int, s: int) -> st.SearchStrategy[Decimal]:
     top = 10**p - 1
     edges = [0, 1, -1, top, -top, top // 2, 5, 5 * 10 ** max(0, s - 1)]  # 5: ties for round
@@ -538,6 +548,19 @@ def key_values(type_str: str) -> st.SearchStrategy:
         return st.one_of(
             st.text(st.sampled_from("abc"), max_size=3), _strings().filter(lambda s: len(s) < 100)
         )
+    if t == "date":
+        near = st.integers(-40, 40).map(lambda d: _dt.date(2000, 1, 1) + _dt.timedelta(days=d))
+        return st.one_of(near, st.sampled_from((DATE_MIN, DATE_MAX)), st.dates(DATE_MIN, DATE_MAX))
+    if t == "timestamp":
+        near = st.integers(-40, 40).map(
+            lambda us: _dt.datetime(1970, 1, 1) + _dt.timedelta(microseconds=us)
+        )
+        return st.one_of(near, st.sampled_from((TS_MIN, TS_MAX)), st.datetimes(TS_MIN, TS_MAX))
+    dec = parse_decimal(t)
+    if dec:
+        p, s = dec
+        near = st.integers(-40, 40).map(lambda u: _decimal_from_unscaled(u, s))
+        return st.one_of(near, _decimals(p, s))
     raise ValueError(f"unsupported key type {type_str!r}")
 
 
@@ -711,6 +734,8 @@ def _outside_key(spec: TableSpec, keys: list[tuple], below: bool, delta: int, ta
     ref = min(keys) if below else max(keys)
     first_t = spec.key[0].type
     v = ref[0]
+    step = {"date": _dt.timedelta(days=1), "timestamp": _dt.timedelta(microseconds=1)}.get(first_t)
+    dec = parse_decimal(first_t)
     if first_t in ("int", "bigint"):
         lo, hi = (INT_MIN, INT_MAX) if first_t == "int" else (BIGINT_MIN, BIGINT_MAX)
         nv = v - 1 - delta if below else v + 1 + delta
@@ -718,6 +743,24 @@ def _outside_key(spec: TableSpec, keys: list[tuple], below: bool, delta: int, ta
             nv = v - 1 if below else v + 1
             if not lo <= nv <= hi:
                 return None
+    elif step is not None or dec:
+        lo, hi = {
+            "date": (DATE_MIN, DATE_MAX),
+            "timestamp": (TS_MIN, TS_MAX),
+        }.get(first_t) or (-_decimal_limit(*dec), _decimal_limit(*dec))
+        if dec:
+            step = _decimal_from_unscaled(1, dec[1])
+        nv = None
+        for d in (1 + delta, 1):
+            try:
+                candidate = v - step * d if below else v + step * d
+            except OverflowError:  # a date or datetime beyond Python's range
+                continue
+            if lo <= candidate <= hi:
+                nv = candidate
+                break
+        if nv is None:
+            return None
     else:
         if below:
             if v == "":

@@ -9,6 +9,7 @@ tests) are checked against the same truth by bench/run.py on every timed run.
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import sys
 from pathlib import Path
@@ -90,6 +91,35 @@ def test_parse_k_and_split():
     assert (t.modified, t.deleted, t.inserted) == (5, 2, 3)
     with pytest.raises(ValueError, match="k=11"):
         generate.split_k(10, 11)
+
+
+def test_dated_tables_are_partitioned_by_day_with_drift_in_the_newest_days(spark):
+    """``--dated``: key (day, seq), one partition per day, the k differences the highest ids, so
+    they sit in the last days (the inserted keys in a day of their own); the truth still matches
+    the oracle."""
+    k = 40
+    src, tgt, truth = generate.generate_pair(spark, "td_bench_test", ROWS, k, seed=11, dated=True)
+    assert src.endswith("_d") and tgt.endswith("_d")
+    keys = generate.key_columns(False, dated=True)
+    columns = generate.value_columns(False)
+    rows_s = [r.asDict() for r in spark.table(src).collect()]
+    rows_t = [r.asDict() for r in spark.table(tgt).collect()]
+    want = brute_force_diff(rows_s, rows_t, keys, columns)
+    assert (len(want.modified), len(want.deleted), len(want.added)) == (
+        truth.modified,
+        truth.deleted,
+        truth.inserted,
+    )
+    partitions = spark.sql(f"show partitions {src}").collect()
+    assert len(partitions) == generate.DAYS
+    per_day = generate.per_day(ROWS)
+    first = dt.date(2020, 1, 1)
+    changed = sorted(
+        (key[0] - first).days * per_day + key[1]
+        for key in (*want.modified, *want.deleted, *want.added)
+    )
+    assert changed == list(range(ROWS - truth.modified - truth.deleted, ROWS + truth.inserted))
+    assert {key[0] for key in want.added} == {first + dt.timedelta(days=generate.DAYS)}
 
 
 def test_clustered_tables_are_in_key_order_with_drift_among_the_newest_keys(spark):
