@@ -34,23 +34,29 @@ bench_run = _load("table_diff_bench_run", "run.py")
 ROWS = 3000
 
 
-@pytest.mark.parametrize("composite", [False, True], ids=["id", "composite"])
-@pytest.mark.parametrize("k", [0, 1, 40])
-def test_generator_truth_matches_oracle(spark, composite, k):
-    src, tgt, truth = generate.generate_pair(
-        spark, "td_bench_test", ROWS, k, seed=11, composite=composite
-    )
-    keys = generate.key_columns(composite)
-    columns = generate.value_columns(False)
+def _oracle_diff(spark, k: int, **flags):
+    """Generate a pair (``flags``: composite / clustered / dated), diff it with the oracle and
+    check the counts against the generator's truth. Returns (source table, oracle diff, truth)."""
+    src, tgt, truth = generate.generate_pair(spark, "td_bench_test", ROWS, k, seed=11, **flags)
+    keys = generate.key_columns(flags.get("composite", False), flags.get("dated", False))
     rows_s = [r.asDict() for r in spark.table(src).collect()]
     rows_t = [r.asDict() for r in spark.table(tgt).collect()]
-    want = brute_force_diff(rows_s, rows_t, keys, columns)
-
+    want = brute_force_diff(rows_s, rows_t, keys, generate.value_columns(False))
     assert (len(want.modified), len(want.deleted), len(want.added)) == (
         truth.modified,
         truth.deleted,
         truth.inserted,
     )
+    return src, tgt, want, truth
+
+
+@pytest.mark.parametrize("composite", [False, True], ids=["id", "composite"])
+@pytest.mark.parametrize("k", [0, 1, 40])
+def test_generator_truth_matches_oracle(spark, composite, k):
+    src, tgt, want, truth = _oracle_diff(spark, k, composite=composite)
+    keys = generate.key_columns(composite)
+    columns = generate.value_columns(False)
+    rows_s = [r.asDict() for r in spark.table(src).collect()]
     assert not want.duplicate_keys and want.null_key_rows_source == 0
     assert (want.rows_source, want.rows_target) == (truth.source_rows, truth.target_rows)
     # Each modified key differs in exactly one column, rotating over int / string / timestamp.
@@ -97,19 +103,8 @@ def test_dated_tables_are_partitioned_by_day_with_drift_in_the_newest_days(spark
     """``--dated``: key (day, seq), one partition per day, the k differences the highest ids, so
     they sit in the last days (the inserted keys in a day of their own); the truth still matches
     the oracle."""
-    k = 40
-    src, tgt, truth = generate.generate_pair(spark, "td_bench_test", ROWS, k, seed=11, dated=True)
+    src, tgt, want, truth = _oracle_diff(spark, 40, dated=True)
     assert src.endswith("_d") and tgt.endswith("_d")
-    keys = generate.key_columns(False, dated=True)
-    columns = generate.value_columns(False)
-    rows_s = [r.asDict() for r in spark.table(src).collect()]
-    rows_t = [r.asDict() for r in spark.table(tgt).collect()]
-    want = brute_force_diff(rows_s, rows_t, keys, columns)
-    assert (len(want.modified), len(want.deleted), len(want.added)) == (
-        truth.modified,
-        truth.deleted,
-        truth.inserted,
-    )
     partitions = spark.sql(f"show partitions {src}").collect()
     assert len(partitions) == generate.DAYS
     per_day = generate.per_day(ROWS)
@@ -125,20 +120,8 @@ def test_dated_tables_are_partitioned_by_day_with_drift_in_the_newest_days(spark
 def test_clustered_tables_are_in_key_order_with_drift_among_the_newest_keys(spark):
     """``--clustered``: files cut by key range, rows sorted, the k differences the highest keys;
     the truth still matches the oracle."""
-    k = 40
-    src, tgt, truth = generate.generate_pair(
-        spark, "td_bench_test", ROWS, k, seed=11, clustered=True
-    )
+    src, tgt, want, truth = _oracle_diff(spark, 40, clustered=True)
     assert src.endswith("_o") and tgt.endswith("_o")
-    columns = generate.value_columns(False)
-    rows_s = [r.asDict() for r in spark.table(src).collect()]
-    rows_t = [r.asDict() for r in spark.table(tgt).collect()]
-    want = brute_force_diff(rows_s, rows_t, ["id"], columns)
-    assert (len(want.modified), len(want.deleted), len(want.added)) == (
-        truth.modified,
-        truth.deleted,
-        truth.inserted,
-    )
     changed = sorted(key[0] for key in (*want.modified, *want.deleted, *want.added))
     assert changed == list(range(ROWS - truth.modified - truth.deleted, ROWS + truth.inserted))
     # each file holds one key range, in order: no two files' ranges overlap
