@@ -567,7 +567,7 @@ def run_child(args: argparse.Namespace) -> None:
                 "k_spec": p["k_spec"],
                 "truth": p["truth"],
                 "times": {a: [round(x, 3) for x in times[(p["k_spec"], a)]] for a in order},
-                "table_diff": extra.get((p["k_spec"], "table_diff"), [None])[-1],
+                "table_diff": median_models(extra.get((p["k_spec"], "table_diff"), [])),
             }
             for p in pairs
         ],
@@ -684,6 +684,22 @@ def med(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
+def median_models(infos: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The `table_diff` approach's details over its repetitions: seconds per model as the median
+    over the repetitions (each repetition's too, in `models_by_rep`), counts from the last."""
+    infos = [i for i in infos if i]
+    if not infos:
+        return None
+    names = list(infos[-1]["models"])
+    return {
+        **infos[-1],
+        "models": {
+            m: round(med([i["models"][m] for i in infos if m in i["models"]]), 3) for m in names
+        },
+        "models_by_rep": [i["models"] for i in infos],
+    }
+
+
 def _cell(t: dict[str, list[float]], a: str, f: float | None) -> str:
     if a not in t:
         return "-"
@@ -706,6 +722,7 @@ def report(
         "Timed once (first repetition, no warm-up): "
         f"{', '.join(a for a in args.once if a in args.approaches) or 'none'}.",
         "Every timed result was checked against the generator's truth.",
+        "table_diff models: seconds per model of `table_diff`, median over the repetitions.",
     ]
     for title, group in (("Baselines", BASELINES), ("table_diff", ("floor", *TABLE_DIFF))):
         cols = [a for a in group if a in present]

@@ -133,3 +133,16 @@ def test_clustered_tables_are_in_key_order_with_drift_among_the_newest_keys(spar
     )
     assert len(spans) >= 2
     assert all(a[1] < b[0] for a, b in zip(spans, spans[1:], strict=False)), spans
+
+
+def test_model_seconds_are_medians_over_the_repetitions():
+    """The report's per-model seconds are medians over the repetitions, not the last one's."""
+    reps = [
+        {"models": {"ranges": 1.0, "row_diff": 9.0}, "leaves_total": 4},
+        {"models": {"ranges": 3.0, "row_diff": 1.0}, "leaves_total": 4},
+        {"models": {"ranges": 2.0, "row_diff": 2.0}, "leaves_total": 8},
+    ]
+    got = bench_run.median_models(reps)
+    assert got["models"] == {"ranges": 2.0, "row_diff": 2.0}
+    assert got["leaves_total"] == 8 and len(got["models_by_rep"]) == 3
+    assert bench_run.median_models([]) is None
