@@ -1,9 +1,8 @@
-{#- Size estimate (never a count(*) over the table) and the block layout planned from it. -#}
+{#- Size estimate (statistics, not a count(*), unless no side can be sized) and the block layout planned from it. -#}
 
 {% macro _plan_pair(spec, source, target) %}
-  {#- Size estimates of both sides (two EXPLAINs, no scan), the larger side, and the layout. -#}
-  {% set src_rows = table_diff._estimate_rows(source, spec) %}
-  {% set tgt_rows = table_diff._estimate_rows(target, spec) %}
+  {#- Size estimates of both sides (EXPLAINs, no scan), the larger side, and the layout. -#}
+  {% set src_rows, tgt_rows = table_diff._estimate_sides([source, target], spec) %}
   {% set target_larger = (tgt_rows or 0) > (src_rows or 0) %}
   {{ return({'larger': target if target_larger else source,
              'larger_side': 'target' if target_larger else 'source',
@@ -11,27 +10,47 @@
 {% endmacro %}
 
 
+{% macro _estimate_sides(relations, spec) %}
+  {#-
+    Estimated rows of each relation (`_estimate_rows`; none without statistics). A relation Spark
+    cannot size takes the largest estimate of the others (the sides of a diff are about the same
+    size); only when none can be sized is the first one counted, once, and the log says how to
+    avoid that pass.
+  -#}
+  {% set ests = [] %}
+  {% for relation in relations %}{% do ests.append(table_diff._estimate_rows(relation, spec)) %}{% endfor %}
+  {% set known = ests | reject('equalto', 'unknown') | reject('none') | list %}
+  {% if known %}
+    {% set fill = known | max %}
+  {% elif 'unknown' in ests %}
+    {% do log("table_diff: " ~ relations | join(', ') ~ ": no size statistics (a partitioned table or a view over one):"
+        ~ " counting the rows of " ~ relations[0] ~ " to plan the blocks. `ANALYZE TABLE ... COMPUTE STATISTICS`"
+        ~ " on the table skips this count.", info=true) %}
+    {% set fill = [run_query("select count(*) from " ~ relations[0]).rows[0][0] | int, 1] | max %}
+  {% endif %}
+  {% set out = [] %}
+  {% for e in ests %}{% do out.append(fill if e == 'unknown' else e) %}{% endfor %}
+  {{ return(out) }}
+{% endmacro %}
+
+
 {% macro _estimate_rows(relation, spec) %}
   {#-
     Rows of a relation from the optimizer's statistics (EXPLAIN COST): the catalog rowCount after
-    ANALYZE TABLE, else file bytes / an estimated row width. Only plans the layout: every count the
-    diff reports is exact, and a wrong estimate costs speed, never correctness.
+    ANALYZE TABLE, else file bytes / an estimated row width; none without statistics; 'unknown'
+    when Spark cannot size it. Only plans the layout: every count the diff reports is exact, and a
+    wrong estimate costs speed, never correctness.
     A partitioned table without statistics reports Spark's `spark.sql.defaultSizeInBytes` (8 EiB)
     unless a filter on a partition column makes Spark list its files: so the plan is explained
     again with an always-true filter on the first partition column (metadata only, no scan).
-    Failing that (a view over such a table), the rows are counted, and the log says how to avoid it.
+    Failing that (a view over such a table): 'unknown' (`_estimate_sides` decides).
   -#}
   {% set est = table_diff._explained_rows("select * from " ~ relation, spec) %}
   {% if est != 'unknown' %}{{ return(est) }}{% endif %}
   {% set partition_column = table_diff._first_partition_column(relation) %}
-  {% if partition_column %}
-    {% set p = table_diff.quote_identifier(partition_column) %}
-    {% set est = table_diff._explained_rows("select * from " ~ relation ~ " where " ~ p ~ " is null or " ~ p ~ " is not null", spec) %}
-    {% if est != 'unknown' %}{{ return(est) }}{% endif %}
-  {% endif %}
-  {% do log("table_diff: " ~ relation ~ " has no size statistics (a partitioned table or a view over one): counting its"
-      ~ " rows to plan the blocks. `ANALYZE TABLE ... COMPUTE STATISTICS` on the table skips this count.", info=true) %}
-  {{ return([run_query("select count(*) from " ~ relation).rows[0][0] | int, 1] | max) }}
+  {% if not partition_column %}{{ return('unknown') }}{% endif %}
+  {% set p = table_diff.quote_identifier(partition_column) %}
+  {{ return(table_diff._explained_rows("select * from " ~ relation ~ " where " ~ p ~ " is null or " ~ p ~ " is not null", spec)) }}
 {% endmacro %}
 
 

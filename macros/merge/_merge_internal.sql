@@ -212,12 +212,9 @@
 {% macro _merge_leaf_count(spec) %}
   {#- Leaves of the shared hash layout: about 1000 rows per leaf of the largest side, at most 16384. -#}
   {% if spec['leaf_count'] is not none %}{{ return(spec['leaf_count']) }}{% endif %}
-  {% set ns = namespace(est=1) %}
-  {% for rel in [spec['base'], spec['ours'], spec['theirs']] %}
-    {% set est = table_diff._estimate_rows(rel, spec) %}
-    {% if est is not none and est > ns.est %}{% set ns.est = est %}{% endif %}
-  {% endfor %}
-  {{ return([[((ns.est + 999) // 1000) | int, 1] | max, 16384] | min) }}
+  {% set ests = table_diff._estimate_sides([spec['base'], spec['ours'], spec['theirs']], spec) | reject('none') | list %}
+  {% set est = ([1] + ests) | max %}
+  {{ return([[((est + 999) // 1000) | int, 1] | max, 16384] | min) }}
 {% endmacro %}
 
 

@@ -553,31 +553,36 @@ def test_sparse_fetch_skips_row_groups_of_key_ordered_tables(diff_project, shape
 def test_partitioned_tables_without_statistics_get_a_real_layout(diff_project):
     """Spark sizes a partitioned table without statistics at 8 EiB (`spark.sql.defaultSizeInBytes`),
     which would make the key sample empty and the pair one leaf. The estimate lists the table's
-    files through an always-true partition filter instead (no count); a view over such a table
-    has no partition column, so it is counted, and the log says so and how to avoid it."""
+    files through an always-true partition filter instead (no count). A view over such a table
+    has no partition column: it takes the other side's estimate, and only a pair where neither
+    side can be sized counts rows (one side, once), with a log line that says how to avoid it."""
     spark, schema = diff_project.spark, diff_project.schema
     body = "select id, concat('v', id) as v, id % 30 as p from range(6000)"
-    spark.sql(f"drop view if exists `{schema}`.ps_target")
-    for table, query in (
-        ("ps_source", body),
-        ("ps_copy", f"select id, if(id = 4321, 'changed', v) as v, p from ({body})"),
-    ):
+    changed = f"select id, if(id = 4321, 'changed', v) as v, p from ({body})"
+    for table, query in (("ps_source", body), ("ps_copy", changed)):
         spark.sql(f"drop table if exists `{schema}`.{table}")
         spark.sql(f"create table `{schema}`.{table} using parquet partitioned by (p) as {query}")
-    spark.sql(f"create view `{schema}`.ps_target as select * from `{schema}`.ps_copy")
+    views = {"ps_target": "ps_copy", "pv_source": "ps_source", "pv_target": "ps_copy"}
+    for view, table in views.items():
+        spark.sql(f"create or replace view `{schema}`.{view} as select * from `{schema}`.{table}")
     plan = spark.sql(f"explain cost select * from `{schema}`.ps_source").collect()[0][0]
     assert "sizeInBytes=8.0 EiB" in plan  # what Spark reports without the partition filter
     run = _build_pairs(
-        diff_project, [_id_pair("ps", compare_unit_size=100)], ["ps_source", "ps_target"]
+        diff_project,
+        [_id_pair("ps", compare_unit_size=100), _id_pair("pv", compare_unit_size=100)],
+        ["ps_source", "ps_target", "pv_source", "pv_target"],
     )
-    counted = [m for m in run.messages if "has no size statistics" in m]
-    assert len(counted) == 1 and "ps_target" in counted[0] and "ANALYZE TABLE" in counted[0]
-    leaves = spark.table(diff_project.relation("ps__ranges")).count()
-    assert leaves >= 30, leaves  # 6000 rows in leaves of about 100 (one leaf without the fix)
-    diff = spark.table(diff_project.relation("ps__row_diff")).collect()
-    assert [(r["id"], r["diff_type"], r["changed_columns"]) for r in diff] == [
-        (4321, "modified", ["v"])
-    ]
+    counted = [m for m in run.messages if "no size statistics" in m]
+    assert len(counted) == 1, counted  # the view-over-view pair only, its first side only
+    assert "counting the rows of" in counted[0] and "pv_source to plan" in counted[0]
+    assert "ANALYZE TABLE" in counted[0]
+    for pair in ("ps", "pv"):
+        leaves = spark.table(diff_project.relation(f"{pair}__ranges")).count()
+        assert leaves >= 30, (pair, leaves)  # 6000 rows in leaves of about 100 (one leaf before)
+        diff = spark.table(diff_project.relation(f"{pair}__row_diff")).collect()
+        assert [(r["id"], r["diff_type"], r["changed_columns"]) for r in diff] == [
+            (4321, "modified", ["v"])
+        ]
 
 
 @pytest.mark.parametrize("ansi", [True], ids=["ansi_on"])
