@@ -1,16 +1,24 @@
 """Where the signature pass's time goes: variants of one query, timed in one SparkSession.
 
-Run after `bench/run.py --rows N --k 0,...` has generated the tables and built the pair `k_0` at
-that row count (it reads the compiled `k_0__block_hashes` SQL from the bench project). Every
-variant reads both tables; medians of --reps after one warm-up, interleaved, ratios to the floor:
+Run after `bench/run.py --rows N --k 0,100,...` has generated the tables and run the pair `k_100`
+at that row count, twice or more (it reads the compiled `k_100__block_hashes` SQL from the bench
+project: with `quick_check: 'auto'` the runs after the first skip the whole-table check, so the
+compiled SQL is the leaf pass). Every variant reads both tables of the k = 100 pair; medians of
+--reps after one warm-up, interleaved, ratios to the floor:
 
 - floor          count + overflow-safe sums of one 64-bit row hash (bench/run.py's baseline)
-- block_hashes   the package's compiled signature pass, as `dbt run` executes it
+- block_hashes   the package's compiled leaf pass, as `dbt run` executes it
 - search         the same with the binary-search leaf (ADR 0006) instead of the grid (ADR 0008);
                  checked to give the same rows
+- grid_array     the same with the grid as one row of arrays indexed by the cell (`element_at`)
+                 instead of the broadcast equi-join on the cell; checked to give the same rows
 - global_4sums   the 128-bit whole-table signature: no leaf, no grouping (no_drift's quick check)
 - grp_count      grouping by `pmod(id, 4096)`, only a count and two max (few aggregate buffers)
-- grp_4sums      grouping by `pmod(id, G)` with the package's sums, G = 4096, 1024, 256
+- grp_4sums      grouping by `pmod(id, G)` with the package's sums, G = 4096, 1024, 256, 16
+- bare_G         a bare count grouped by `pmod(id, G)`, no hashing, G = 4096, 16 (group-by alone);
+                 `bare_4096_<knob>` the same under one of Spark's aggregation settings (KNOBS), and
+                 `bare_runs_clustered` grouped by 4096 runs of consecutive keys of the `--clustered`
+                 source table (when it exists), i.e. with no random access to the groups
 - narrow_window / narrow_agg_shj  (--dense) the dense row diff's narrow pass on the 1% pair:
                  a per-key window (as shipped) against a per-key aggregate + shuffled hash join,
                  against one union of both sides grouped by key (`narrow_union_agg`), and the
@@ -69,6 +77,38 @@ def search_variant(spark, query: str, ranges: str) -> str:
     return out.replace("/*+ broadcast(td_g) */", "")
 
 
+# Spark settings tried on the bare 4096-group count (set for that variant only).
+KNOBS = {
+    "no_twolevel_map": ("spark.sql.codegen.aggregate.map.twolevel.enabled", "false"),
+    "vectorized_map": ("spark.sql.codegen.aggregate.map.vectorized.enable", "true"),
+    "map_capacity_2e12": ("spark.sql.codegen.aggregate.fastHashMap.capacityBit", "12"),
+    "no_wholestage_codegen": ("spark.sql.codegen.wholeStage", "false"),
+}
+
+
+def grid_array_variant(query: str) -> str:
+    """The compiled grid query with the cells as one row of arrays: each row reads its cell's
+    first leaf and inner bounds by `element_at` instead of joining the cell table."""
+    cond = re.search(r"left join td_bounds as td_g on td_g\.__td_c = (.*)", query)
+    if cond is None:
+        raise AssertionError("the k_100 block_hashes query does not use the grid leaf")
+    cell = f"element_at(td_g.__td_cells, cast({cond.group(1).strip()} as int) + 1)"
+    inner = sorted(set(re.findall(r"td_g\.(__td_nb\d+)", query)))
+    fields = "".join(f", '{n}', {n}" for n in inner)
+    start, end = query.index("td_bounds as ("), query.index("source_leafed as (")
+    grid = query[start + len("td_bounds as (") : end].rstrip().rstrip(",").rstrip()[:-1]
+    arrays = (
+        "td_bounds as (select array_sort(collect_list(named_struct('c', __td_c, 'f', __td_first"
+        f"{fields}))) as __td_cells from ({grid}) as cells),\n"
+    )
+    out = query[:start] + arrays + query[end:]
+    out = out.replace(cond.group(0), "cross join td_bounds as td_g")
+    out = out.replace("td_g.__td_first", f"{cell}.f")
+    for n in inner:
+        out = out.replace(f"td_g.{n}", f"{cell}.{n}")
+    return out
+
+
 def compiled_query(home: Path, model: str) -> str:
     """The SELECT of a bench model as `dbt run` last executed it (its CTAS prefix removed)."""
     compiled = next(home.joinpath("project").glob(f"target/run/**/{model}.sql"))
@@ -120,9 +160,13 @@ def main() -> int:
     rows = args.rows[0]
     spark = run.start_spark(run.spark_conf(args.spark_home / str(rows), "8g"))
     cols = generate.key_columns(False) + generate.value_columns(False)
-    src, tgt = generate.table_names(run.DATABASE, rows, 0, 7, False, False)
-    query = compiled_query(args.spark_home / str(rows), "k_0__block_hashes")
-    ranges = f"{run.PAIR_SCHEMA}.k_0__ranges"
+    src, tgt = generate.table_names(run.DATABASE, rows, 100, 7, False, False)
+    query = compiled_query(args.spark_home / str(rows), "k_100__block_hashes")
+    if "td_whole" in query:
+        raise AssertionError(
+            "the last k_100 block_hashes ran the whole-table check: run the pair once more"
+        )
+    ranges = f"{run.PAIR_SCHEMA}.k_100__ranges"
 
     def grouped(aggs: str, group: str | None) -> str:
         parts = []
@@ -145,12 +189,27 @@ def main() -> int:
         "floor": run.floor_sql(src, tgt, cols),
         "block_hashes": query,
         "search": search_variant(spark, query, ranges),
+        "grid_array": grid_array_variant(query),
         "global_4sums": grouped(sums, None),
         "grp_count": grouped("count(*) as n, max(h1) as m1, max(h2) as m2", "pmod(id, 4096)"),
         "grp_4sums": grouped(sums, "pmod(id, 4096)"),
         "grp_4sums_1024": grouped(sums, "pmod(id, 1024)"),
         "grp_4sums_256": grouped(sums, "pmod(id, 256)"),
+        "grp_4sums_16": grouped(sums, "pmod(id, 16)"),
+        **{
+            f"bare_{g}": " union all ".join(
+                f"select pmod(id, {g}) as g, count(*) as n from {t} group by 1" for t in (src, tgt)
+            )
+            for g in (4096, 16)
+        },
     }
+    for knob in KNOBS:
+        variants[f"bare_4096_{knob}"] = variants["bare_4096"]
+    clustered, _ = generate.table_names(run.DATABASE, rows, 0, 7, False, False, clustered=True)
+    if spark.catalog.tableExists(clustered):
+        variants["bare_runs_clustered"] = (
+            f"select id div {max(rows // 4096, 1)} as g, count(*) as n from {clustered} group by 1"
+        )
     if args.dense:
         dsrc, dtgt = generate.table_names(run.DATABASE, rows, rows // 100, 7, False, False)
         h = run.row_hash(cols)
@@ -196,18 +255,24 @@ def main() -> int:
             raise AssertionError("key-range predicates and grid leaves fetched different rows")
     names = ["floor", *[n for n in (args.only or variants) if n != "floor"]]
 
-    if "search" in names:
-        got = sorted(map(tuple, spark.sql(variants["search"]).collect()))
-        if got != sorted(map(tuple, spark.sql(query).collect())):
-            raise AssertionError("search and grid leaves gave different signatures")
+    for other in ("search", "grid_array"):
+        if other in names:
+            got = sorted(map(tuple, spark.sql(variants[other]).collect()))
+            if got != sorted(map(tuple, spark.sql(query).collect())):
+                raise AssertionError(f"{other} and grid leaves gave different signatures")
 
     times: dict[str, list[float]] = {n: [] for n in names}
     for rep in range(args.reps + 1):
         for name in names:
             push = "false" if name.endswith("_nopush") else "true"
             spark.conf.set("spark.sql.parquet.filterPushdown", push)
+            knob = next((v for k, v in KNOBS.items() if name == f"bare_4096_{k}"), None)
+            if knob:
+                spark.conf.set(*knob)
             t0 = time.perf_counter()
             spark.sql(variants[name]).collect()
+            if knob:
+                spark.conf.unset(knob[0])
             if rep:
                 times[name].append(time.perf_counter() - t0)
     floor = statistics.median(times["floor"])
