@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 GOLDEN = 0.6180339887498949  # Weyl step: multiples of ~N/phi mod N spread evenly over [0, N)
 FILES_PER_MILLION = 2  # output files: about 2 per million rows (>= 2)
@@ -78,10 +79,56 @@ def _multiplier(rows: int) -> tuple[int, int]:
     return p, (pow(p, -1, rows) if rows > 1 else 0)
 
 
-def key_columns(composite: bool, dated: bool = False) -> list[str]:
-    if dated:
-        return ["day", "seq"]
-    return ["region", "seq"] if composite else ["id"]
+_FLAGS = ("composite", "partitioned", "clustered", "dated")
+VALUE_COLUMNS = ["c_int", "c_big", "c_dbl", "c_dec", "c_str", "c_str2", "c_date", "c_ts", "c_bool"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a pair's tables are keyed and stored: bench/run.py's flags of the same names (see the
+    module docstring). The default is the issue's: key ``id``, random key order, no partitions."""
+
+    composite: bool = False
+    partitioned: bool = False
+    clustered: bool = False
+    dated: bool = False
+
+    @classmethod
+    def from_args(cls, args: Any) -> Layout:
+        return cls(**{flag: getattr(args, flag) for flag in _FLAGS})
+
+    def cli_flags(self) -> list[str]:
+        """The command-line flags that give this layout to another bench/run.py process."""
+        return [f"--{flag}" for flag in _FLAGS if getattr(self, flag)]
+
+    @property
+    def key_columns(self) -> list[str]:
+        if self.dated:
+            return ["day", "seq"]
+        return ["region", "seq"] if self.composite else ["id"]
+
+    @property
+    def value_columns(self) -> list[str]:
+        return VALUE_COLUMNS + (["part"] if self.partitioned else [])
+
+    @property
+    def columns(self) -> list[str]:
+        return self.key_columns + self.value_columns
+
+    @property
+    def in_key_order(self) -> bool:
+        """Files cut by key range, rows sorted (the differences among the newest keys)."""
+        return self.clustered or self.dated
+
+    @property
+    def partition_column(self) -> str | None:
+        return "day" if self.dated else ("part" if self.partitioned else None)
+
+    @property
+    def suffix(self) -> str:
+        """Table-name suffix, so that every layout's data is cached under its own names."""
+        tags = {"composite": "_c", "partitioned": "_p", "clustered": "_o", "dated": "_d"}
+        return "".join(tags[flag] for flag in _FLAGS if getattr(self, flag))
 
 
 def per_day(rows: int) -> int:
@@ -89,20 +136,9 @@ def per_day(rows: int) -> int:
     return max(1, -(-rows // DAYS))
 
 
-def value_columns(partitioned: bool) -> list[str]:
-    cols = ["c_int", "c_big", "c_dbl", "c_dec", "c_str", "c_str2", "c_date", "c_ts", "c_bool"]
-    return cols + (["part"] if partitioned else [])
-
-
-def _row_select(
-    seed: int,
-    composite: bool,
-    partitioned: bool,
-    modify_when: str | None,
-    ids_per_day: int | None = None,
-) -> str:
-    """SELECT list computing a row from `id` (and `__j`, the permuted index, when modifying);
-    ``ids_per_day``: the ``dated`` key instead of ``id``."""
+def _row_select(seed: int, layout: Layout, rows: int, modify_when: str | None = None) -> str:
+    """SELECT list computing a row from `id` (and `__j`, the permuted index, when modifying) of
+    a table of `rows` source ids."""
 
     def h(tag: str) -> str:
         return f"xxhash64({seed}, '{tag}', id)"
@@ -124,10 +160,11 @@ def _row_select(
         )
     keys = (
         ["concat('r', cast(pmod(id, 97) as string)) as region", "id div 97 as seq"]
-        if composite
+        if layout.composite
         else ["id"]
     )
-    if ids_per_day:
+    if layout.dated:
+        ids_per_day = per_day(rows)
         day = f"date_add(date'2020-01-01', cast(id div {ids_per_day} as int))"
         keys = [f"{day} as day", f"pmod(id, {ids_per_day}) as seq"]
     c_dbl = nullable("dbl", f"cast(pmod({h('dbl')}, 1000000000) as double) / 1000")
@@ -146,64 +183,40 @@ def _row_select(
         f"{c_ts} as c_ts",
         f"{c_bool} as c_bool",
     ]
-    if partitioned:
+    if layout.partitioned:
         cols.append(f"cast(pmod(id, {PARTS}) as int) as part")
     return ",\n  ".join(cols)
 
 
-def source_sql(
-    rows: int, seed: int, composite: bool, partitioned: bool, dated: bool = False
-) -> str:
-    select = _row_select(seed, composite, partitioned, None, per_day(rows) if dated else None)
-    return f"select\n  {select}\nfrom range(0, {rows})"
+def source_sql(rows: int, seed: int, layout: Layout) -> str:
+    return f"select\n  {_row_select(seed, layout, rows)}\nfrom range(0, {rows})"
 
 
-def target_sql(
-    truth: Truth,
-    seed: int,
-    composite: bool,
-    partitioned: bool,
-    clustered: bool = False,
-    dated: bool = False,
-) -> str:
+def target_sql(truth: Truth, seed: int, layout: Layout) -> str:
     """The source minus deleted keys, with modified keys changed, plus inserted keys."""
     n = truth.rows
     _, inv = _multiplier(n)
     m, d = truth.modified, truth.deleted
     # id * inv < 2^63 for every id < N <= 3.03e9: exact bigint arithmetic, ANSI or not.
-    j = f"{n - 1} - id" if clustered or dated else f"pmod(id * {inv}, {n})"
-    days = per_day(n) if dated else None
+    j = f"{n - 1} - id" if layout.in_key_order else f"pmod(id * {inv}, {n})"
     kept = (
-        f"select\n  {_row_select(seed, composite, partitioned, f'__j < {m}', days)}\n"
+        f"select\n  {_row_select(seed, layout, n, f'__j < {m}')}\n"
         f"from (select id, {j} as __j from range(0, {n})) as r\n"
         f"where __j >= {m + d} or __j < {m}"
     )
     if truth.inserted == 0:
         return kept
-    added = (
-        f"select\n  {_row_select(seed, composite, partitioned, None, days)}\n"
-        f"from range({n}, {n + truth.inserted})"
-    )
+    added = f"select\n  {_row_select(seed, layout, n)}\nfrom range({n}, {n + truth.inserted})"
     return f"{kept}\nunion all\n{added}"
 
 
-def write_table(
-    spark,
-    sql: str,
-    table: str,
-    rows: int,
-    seed: int,
-    composite: bool,
-    partitioned: bool,
-    clustered: bool = False,
-    dated: bool = False,
-) -> None:
-    """Materialise `sql` as a parquet table in random key order (``clustered``, ``dated``: in key
-    order; ``dated``: partitioned by ``day``)."""
+def write_table(spark, sql: str, table: str, rows: int, seed: int, layout: Layout) -> None:
+    """Materialise `sql` as a parquet table in random key order, or in key order
+    (``layout.in_key_order``), partitioned by ``layout.partition_column`` if any."""
     files = max(2, FILES_PER_MILLION * rows // 1_000_000)
-    names = key_columns(composite, dated)
+    names = layout.key_columns
     keys = ", ".join(names)
-    if clustered or dated:
+    if layout.in_key_order:
         df = spark.sql(f"select * from ({sql}) as g").repartitionByRange(files, *names)
         df = df.sortWithinPartitions(*names)
     else:
@@ -212,27 +225,18 @@ def write_table(
             f"{files}) sort by xxhash64({seed}, 'order', {keys})"
         )
     writer = df.write.mode("overwrite").format("parquet")
-    if partitioned or dated:
-        writer = writer.partitionBy("day" if dated else "part")
+    if layout.partition_column:
+        writer = writer.partitionBy(layout.partition_column)
     writer.saveAsTable(table)
 
 
 def table_names(
-    database: str,
-    rows: int,
-    k: int,
-    seed: int,
-    composite: bool,
-    partitioned: bool,
-    clustered: bool = False,
-    dated: bool = False,
+    database: str, rows: int, k: int, seed: int, layout: Layout = Layout()
 ) -> tuple[str, str]:
     """Names of the source table and of the target with k differences (data cached by name)."""
-    flags = (("_c", composite), ("_p", partitioned), ("_o", clustered), ("_d", dated))
-    suffix = "".join(tag for tag, on in flags if on)
     return (
-        f"{database}.src_{rows}_s{seed}{suffix}",
-        f"{database}.tgt_{rows}_{k}_s{seed}{suffix}",
+        f"{database}.src_{rows}_s{seed}{layout.suffix}",
+        f"{database}.tgt_{rows}_{k}_s{seed}{layout.suffix}",
     )
 
 
@@ -243,42 +247,17 @@ def generate_pair(
     k: int,
     *,
     seed: int = 7,
-    composite: bool = False,
-    partitioned: bool = False,
-    clustered: bool = False,
-    dated: bool = False,
+    layout: Layout = Layout(),
     source: str | None = None,
 ) -> tuple[str, str, Truth]:
     """Create (if missing) the source table and a target with k differing keys. Returns names."""
     truth = split_k(rows, k)
     spark.sql(f"create database if not exists {database}")
-    default_src, tgt = table_names(
-        database, rows, k, seed, composite, partitioned, clustered, dated
-    )
+    default_src, tgt = table_names(database, rows, k, seed, layout)
     src = source or default_src
     existing = {t.name for t in spark.catalog.listTables(database)}
     if src.split(".")[-1] not in existing:
-        write_table(
-            spark,
-            source_sql(rows, seed, composite, partitioned, dated),
-            src,
-            rows,
-            seed,
-            composite,
-            partitioned,
-            clustered,
-            dated,
-        )
+        write_table(spark, source_sql(rows, seed, layout), src, rows, seed, layout)
     if tgt.split(".")[-1] not in existing:
-        write_table(
-            spark,
-            target_sql(truth, seed, composite, partitioned, clustered, dated),
-            tgt,
-            rows,
-            seed,
-            composite,
-            partitioned,
-            clustered,
-            dated,
-        )
+        write_table(spark, target_sql(truth, seed, layout), tgt, rows, seed, layout)
     return src, tgt, truth

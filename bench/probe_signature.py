@@ -159,8 +159,8 @@ def main() -> int:
     args = ap.parse_args()
     rows = args.rows[0]
     spark = run.start_spark(run.spark_conf(args.spark_home / str(rows), "8g"))
-    cols = generate.key_columns(False) + generate.value_columns(False)
-    src, tgt = generate.table_names(run.DATABASE, rows, 100, 7, False, False)
+    cols = generate.Layout().columns
+    src, tgt = generate.table_names(run.DATABASE, rows, 100, 7)
     query = compiled_query(args.spark_home / str(rows), "k_100__block_hashes")
     if "td_whole" in query:
         raise AssertionError(
@@ -205,13 +205,13 @@ def main() -> int:
     }
     for knob in KNOBS:
         variants[f"bare_4096_{knob}"] = variants["bare_4096"]
-    clustered, _ = generate.table_names(run.DATABASE, rows, 0, 7, False, False, clustered=True)
+    clustered, _ = generate.table_names(run.DATABASE, rows, 0, 7, generate.Layout(clustered=True))
     if spark.catalog.tableExists(clustered):
         variants["bare_runs_clustered"] = (
             f"select id div {max(rows // 4096, 1)} as g, count(*) as n from {clustered} group by 1"
         )
     if args.dense:
-        dsrc, dtgt = generate.table_names(run.DATABASE, rows, rows // 100, 7, False, False)
+        dsrc, dtgt = generate.table_names(run.DATABASE, rows, rows // 100, 7)
         h = run.row_hash(cols)
         window = (
             "count(*) over (partition by jk order by jk"

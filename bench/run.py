@@ -396,8 +396,8 @@ def run_child(args: argparse.Namespace) -> None:
     home.mkdir(parents=True, exist_ok=True)
     conf = spark_conf(home, args.driver_memory)
     spark = start_spark(conf)
-    keys = generate.key_columns(args.composite, args.dated)
-    columns = keys + generate.value_columns(args.partitioned)
+    layout = generate.Layout.from_args(args)
+    keys, columns = layout.key_columns, layout.columns
 
     t0 = time.perf_counter()
     pairs = []
@@ -409,10 +409,7 @@ def run_child(args: argparse.Namespace) -> None:
             rows,
             k,
             seed=args.seed,
-            composite=args.composite,
-            partitioned=args.partitioned,
-            clustered=args.clustered,
-            dated=args.dated,
+            layout=layout,
         )
         pairs.append(
             {
@@ -617,9 +614,8 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
     name = pair_name(k_spec)
     k = generate.parse_k(k_spec, rows)
     truth = generate.split_k(rows, k)
-    src, tgt = generate.table_names(
-        DATABASE, rows, k, args.seed, args.composite, args.partitioned, args.clustered, args.dated
-    )
+    layout = generate.Layout.from_args(args)
+    src, tgt = generate.table_names(DATABASE, rows, k, args.seed, layout)
     env = child_env()
     dbt = [
         str(Path(sys.executable).parent / "dbt"),
@@ -644,13 +640,8 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
         str(args.spark_home),
         "--driver-memory",
         args.driver_memory,
+        *layout.cli_flags(),
     ]
-    if args.composite:
-        join.append("--composite")
-    if args.partitioned:
-        join.append("--partitioned")
-    if args.dated:
-        join.append("--dated")
     times: dict[str, list[float]] = {"dbt build": [], "join process": []}
     for rep in range(args.e2e_reps):
         order = [("dbt build", dbt), ("join process", join)]
@@ -674,9 +665,8 @@ def run_e2e(args: argparse.Namespace, rows: int, k_spec: str) -> dict[str, Any]:
 def join_process(args: argparse.Namespace) -> None:
     rows = args.join_process
     spark = start_spark(spark_conf(args.spark_home / str(rows), args.driver_memory))
-    keys = generate.key_columns(args.composite, args.dated)
-    columns = keys + generate.value_columns(args.partitioned)
-    r = spark.sql(join_sql(*args.join_tables, keys, columns)).collect()[0]
+    layout = generate.Layout.from_args(args)
+    r = spark.sql(join_sql(*args.join_tables, layout.key_columns, layout.columns)).collect()[0]
     print(json.dumps(r.asDict()))
 
 

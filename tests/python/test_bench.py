@@ -37,11 +37,14 @@ ROWS = 3000
 def _oracle_diff(spark, k: int, **flags):
     """Generate a pair (``flags``: composite / clustered / dated), diff it with the oracle and
     check the counts against the generator's truth. Returns (source table, oracle diff, truth)."""
-    src, tgt, truth = generate.generate_pair(spark, "td_bench_test", ROWS, k, seed=11, **flags)
-    keys = generate.key_columns(flags.get("composite", False), flags.get("dated", False))
+    layout = generate.Layout(**flags)
+    src, tgt, truth = generate.generate_pair(
+        spark, "td_bench_test", ROWS, k, seed=11, layout=layout
+    )
+    keys = layout.key_columns
     rows_s = [r.asDict() for r in spark.table(src).collect()]
     rows_t = [r.asDict() for r in spark.table(tgt).collect()]
-    want = brute_force_diff(rows_s, rows_t, keys, generate.value_columns(False))
+    want = brute_force_diff(rows_s, rows_t, keys, layout.value_columns)
     assert (len(want.modified), len(want.deleted), len(want.added)) == (
         truth.modified,
         truth.deleted,
@@ -54,8 +57,8 @@ def _oracle_diff(spark, k: int, **flags):
 @pytest.mark.parametrize("k", [0, 1, 40])
 def test_generator_truth_matches_oracle(spark, composite, k):
     src, tgt, want, truth = _oracle_diff(spark, k, composite=composite)
-    keys = generate.key_columns(composite)
-    columns = generate.value_columns(False)
+    keys = generate.Layout(composite=composite).key_columns
+    columns = generate.VALUE_COLUMNS
     rows_s = [r.asDict() for r in spark.table(src).collect()]
     assert not want.duplicate_keys and want.null_key_rows_source == 0
     assert (want.rows_source, want.rows_target) == (truth.source_rows, truth.target_rows)
@@ -88,6 +91,29 @@ def test_generator_truth_matches_oracle(spark, composite, k):
         for r in spark.sql(bench_run.floor_sql(src, tgt, keys + columns)).collect()
     }
     assert floor == {"source": truth.source_rows, "target": truth.target_rows}
+
+
+def test_layout_names_columns_and_flags():
+    """The layout's table names are the cached data's names (the flag order is part of them), and
+    its flags give another bench/run.py process the same layout."""
+    default = generate.Layout()
+    assert generate.table_names("db", 10, 1, 7) == ("db.src_10_s7", "db.tgt_10_1_s7")
+    assert default.columns == ["id", *generate.VALUE_COLUMNS]
+    assert not default.in_key_order and default.partition_column is None
+    every = generate.Layout(composite=True, partitioned=True, clustered=True, dated=True)
+    assert generate.table_names("db", 10, 1, 7, every)[0] == "db.src_10_s7_c_p_o_d"
+    assert every.key_columns == ["day", "seq"] and every.partition_column == "day"
+    assert every.value_columns[-1] == "part"
+    layout = generate.Layout(partitioned=True, clustered=True)
+    assert layout.cli_flags() == ["--partitioned", "--clustered"]
+    parsed = {flag.lstrip("-"): True for flag in layout.cli_flags()}
+    args = type(
+        "Args",
+        (),
+        {**dict.fromkeys(("composite", "partitioned", "clustered", "dated"), False), **parsed},
+    )
+    assert generate.Layout.from_args(args) == layout
+    assert layout.in_key_order and layout.partition_column == "part"
 
 
 def test_parse_k_and_split():
