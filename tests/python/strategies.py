@@ -744,12 +744,11 @@ def _outside_key(spec: TableSpec, keys: list[tuple], below: bool, delta: int, ta
             if not lo <= nv <= hi:
                 return None
     elif step is not None or dec:
-        lo, hi = {
-            "date": (DATE_MIN, DATE_MAX),
-            "timestamp": (TS_MIN, TS_MAX),
-        }.get(first_t) or (-_decimal_limit(*dec), _decimal_limit(*dec))
         if dec:
+            lo, hi = -_decimal_limit(*dec), _decimal_limit(*dec)
             step = _decimal_from_unscaled(1, dec[1])
+        else:
+            lo, hi = (DATE_MIN, DATE_MAX) if first_t == "date" else (TS_MIN, TS_MAX)
         nv = None
         for d in (1 + delta, 1):
             try:
