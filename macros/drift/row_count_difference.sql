@@ -12,12 +12,15 @@
     {{ table_diff._fail('row_count_matches', 'tolerance_pct', tolerance_pct, "a number >= 0 (percent of the larger count)",
         "Write it as tolerance_pct=0.5 for half a percent.") }}
   {% endif %}
+  {% if execute %}
+    {% do table_diff._check_table_filter('row_count_matches', table_filter, [source, target]) %}
+  {% endif %}
   {{ return(adapter.dispatch('row_count_difference', 'table_diff')(source, target, table_filter, tolerance, tolerance_pct)) }}
 {% endmacro %}
 
 
 {% macro default__row_count_difference(source, target, table_filter, tolerance, tolerance_pct) %}
-  {%- set where = ('where true and (' ~ table_filter ~ ')') if table_filter else '' -%}
+  {%- set where = ('where ' ~ table_diff._filter_predicate(table_filter)) if table_filter else '' -%}
   with counts as (
     select
       (select count(*) from {{ source }} {{ where }}) as source_rows,

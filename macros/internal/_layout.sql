@@ -128,12 +128,8 @@
 
 
 {% macro _where(spec) %}
-  {#-
-    Always `where true and (...)`: with ANSI off Spark parses `from t where (flag)` as the alias
-    `where` with column list (flag), so a filter errors, or on a one-column table is silently
-    dropped. The leading `true` keeps the parser on the where clause.
-  -#}
-  {{ return(('where true and (' ~ spec['table_filter'] ~ ')') if spec['table_filter'] else '') }}
+  {#- The where clause of every scan of a side: `_filter_predicate` (the filter on its own lines). -#}
+  {{ return(('where ' ~ table_diff._filter_predicate(spec['table_filter'])) if spec['table_filter'] else '') }}
 {% endmacro %}
 
 
@@ -145,7 +141,7 @@
   {%- set k = table_diff._key_expr(spec, side) -%}
   select {{ k }} as k
   from {{ relation }}
-  where true and ({{ spec['table_filter'] if spec['table_filter'] else 'true' }})
+  where {{ table_diff._filter_predicate(spec['table_filter'] if spec['table_filter'] else 'true') }}
   {%- if layout['sample_fraction'] < 1 %}
     and pmod(xxhash64('table_diff:sample', {{ k }}), 1000000) < {{ [(layout['sample_fraction'] * 1000000) | round(0, 'ceil') | int, 1] | max }}
   {%- endif %}

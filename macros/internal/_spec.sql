@@ -200,6 +200,9 @@
     {% endif %}
   {% endfor %}
 
+  {#- Last of the warehouse checks, still before any scan: the filter against each side. -#}
+  {% do table_diff._check_table_filter(macro_name, opts['table_filter'], [source, target]) %}
+
   {% set spec = {
       'hash_spec_version': table_diff._hash_spec_version(),
       'source': source | string, 'target': target | string,

@@ -175,6 +175,8 @@
     {% endif %}
   {% endfor %}
 
+  {% do table_diff._check_table_filter(macro_name, opts['table_filter'], [base, ours, theirs]) %}
+
   {% set spec = {'base': base | string, 'ours': ours | string, 'theirs': theirs | string, 'key': key,
                  'columns': compared, 'table_filter': opts['table_filter'], 'strategy': 'hash',
                  'leaf_count': opts['leaf_count'], 'on_schema_conflict': opts['on_schema_conflict']} %}

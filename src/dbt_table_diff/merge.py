@@ -193,7 +193,8 @@ def merged_rows(
 
     rows = ours.alias("o")
     if table_filter:
-        rows = rows.where(f"true and ({table_filter})")
+        # On lines of its own, as the macros splice it: a trailing `-- comment` ends there.
+        rows = rows.where(f"true and (\n{table_filter}\n)")
     ours_names = {n.lower(): n for n in rows.columns}
     for k in key:
         if k.lower() not in ours_names:
