@@ -130,6 +130,24 @@
       {{ table_diff._fail(macro_name, 'primary_key', k, "a column present in both " ~ source ~ " and " ~ target,
           "Column '" ~ k ~ "' is missing from " ~ (source if s is none else target) ~ "; fix the name or add the column.") }}
     {% endif %}
+    {#- The exact-key-type rule first: a map, array or struct key has no common type even when both
+        sides agree, and "cast one side" would be the wrong advice. -#}
+    {% for dtype in [s.dtype, t.dtype] %}
+      {% set fam = table_diff._type_family(dtype) %}
+      {% if fam in ['fractional', 'unsupported'] %}
+        {% set lt = table_diff._canonical_type(dtype) %}
+        {% if fam == 'fractional' %}
+          {% set fix = "Floating-point keys do not match reliably; cast the key to decimal or string in a view." %}
+        {% elif lt.startswith('struct') %}
+          {% set fix = "Compare the struct's fields as separate key columns (select " ~ k ~ ".field as " ~ k ~ "_field ... from a view), or to_json(" ~ k ~ ") as the key." %}
+        {% elif lt.startswith('map') or lt.startswith('array') %}
+          {% set fix = "Use to_json(" ~ k ~ ") as the key column of a view over each side (a " ~ lt.split('<')[0] ~ " key cannot be ordered or matched directly)." %}
+        {% else %}
+          {% set fix = "Cast the key to an exact type (integer, decimal, string, date, timestamp) in a view." %}
+        {% endif %}
+        {{ table_diff._fail(macro_name, 'primary_key', k ~ ' ' ~ dtype, "an exact key type (integers, decimals, strings, dates, timestamps)", fix) }}
+      {% endif %}
+    {% endfor %}
     {% set common = table_diff._common_type(s.dtype, t.dtype) %}
     {% if common is none %}
       {{ table_diff._fail(macro_name, 'primary_key', k, "key types that can be compared",
@@ -191,12 +209,6 @@
         {% endif %}
       {% endfor %}
       {% do compared.append({'name': s.name, 'type': common, 'source_type': s.dtype, 'target_type': t.dtype, 'normalize': rules}) %}
-    {% endif %}
-  {% endfor %}
-  {% for k in key %}
-    {% if table_diff._type_family(k['type']) in ['fractional', 'unsupported'] %}
-      {{ table_diff._fail(macro_name, 'primary_key', k['name'] ~ ' ' ~ k['type'], "an exact key type (integers, decimals, strings, dates, timestamps)",
-          "Floating-point keys do not match reliably; cast the key to decimal or string in a view.") }}
     {% endif %}
   {% endfor %}
 
