@@ -83,6 +83,7 @@
     (diffs.diff_rows = 0 and units.units_mismatched = 0) as is_identical,
     array({{ keys | join(', ') }}) as key_columns,
     cast(array({{ names | join(', ') }}) as array<string>) as columns_compared,
+    {{ 'true' if spec.get('keys_only', names | length == 0) else 'false' }} as keys_only,
     {{ table_diff._sql_string(spec['strategy']) }} as strategy,
     {{ spec['hash_spec_version'] }} as hash_spec_version,
     {{ table_diff._sql_string(invocation_id) }} as run_id,

@@ -15,7 +15,7 @@
 
 {% macro _check_options(macro_name, primary_key, columns, exclude_columns, table_filter, strategy,
                         block_count, block_size, split_factor, compare_unit_size, max_depth,
-                        max_diff_rows, normalize, check_duplicate_keys=none) %}
+                        max_diff_rows, normalize, check_duplicate_keys=none, keys_only=none) %}
   {#- Argument checks that need no warehouse: run at parse and compile time alike. -#}
   {% set d = table_diff._diff_defaults() %}
   {#- The row fetch's tuning vars, checked here so a typo fails the first model, not the last. -#}
@@ -54,7 +54,12 @@
       'max_diff_rows': table_diff._positive_int_or_none(macro_name, 'max_diff_rows', max_diff_rows) or d['max_diff_rows'],
       'normalize': normalize if normalize is not none else {},
       'check_duplicate_keys': check_duplicate_keys if check_duplicate_keys is not none else false,
+      'keys_only': keys_only if keys_only is not none else false,
   } %}
+  {% if opts['keys_only'] is not boolean %}
+    {{ table_diff._fail(macro_name, 'keys_only', keys_only, "true or false",
+        "Write keys_only=true to compare only which keys exist on each side (no column values), or leave it out.") }}
+  {% endif %}
   {% if opts['check_duplicate_keys'] is not boolean %}
     {{ table_diff._fail(macro_name, 'check_duplicate_keys', check_duplicate_keys, "true or false",
         "Write check_duplicate_keys=true to count duplicate keys in every block (one more shuffle), or leave it out.") }}
@@ -179,7 +184,8 @@
   {% set compared = [] %}
   {% for s in src_cols %}
     {% set lname = s.name | lower %}
-    {% if lname not in key_names and (wanted | length == 0 or lname in wanted) and lname not in excluded %}
+    {% if lname not in key_names and (wanted | length == 0 or lname in wanted) and lname not in excluded
+          and not opts.get('keys_only', false) %}
       {% set t = table_diff._find_column(tgt_cols, s.name) %}
       {% if t is none %}
         {{ table_diff._fail(macro_name, 'columns', s.name, "columns present on both sides",
@@ -212,6 +218,20 @@
     {% endif %}
   {% endfor %}
 
+  {#- A diff with no compared column only tells which keys exist: never by accident. -#}
+  {% set non_key = [] %}
+  {% for c in src_cols %}{% if c.name | lower not in key_names %}{% do non_key.append(c.name) %}{% endif %}{% endfor %}
+  {% if compared | length == 0 and non_key | length > 0 and not opts.get('keys_only', false) %}
+    {% set arg = 'exclude_columns' if opts['exclude_columns'] | length > 0 else 'columns' %}
+    {{ table_diff._fail(macro_name, arg, opts[arg] | join(', '), "at least one non-key column left to compare (" ~ non_key | join(', ') ~ " of " ~ source ~ ")",
+        arg ~ " removes every non-key column, so the diff would compare keys only (0 modified rows, ever). "
+        ~ "Set keys_only=true to compare only which keys exist, or keep at least one non-key column.") }}
+  {% endif %}
+  {% if compared | length == 0 %}
+    {% do log("table_diff." ~ macro_name ~ ": " ~ source ~ " vs " ~ target ~ ": the diff compares keys only ("
+        ~ ("keys_only=true" if opts.get('keys_only', false) else "no non-key columns") ~ "): rows are added or deleted, never modified.", info=true) %}
+  {% endif %}
+
   {#- Last of the warehouse checks, still before any scan: the filter against each side. -#}
   {% do table_diff._check_table_filter(macro_name, opts['table_filter'], [source, target]) %}
 
@@ -225,6 +245,7 @@
       'max_depth': opts['max_depth'], 'max_diff_rows': opts['max_diff_rows'],
       'check_duplicate_keys': opts.get('check_duplicate_keys', false),
       'quick_check': opts.get('quick_check', 'auto'),
+      'keys_only': compared | length == 0,
   } %}
   {{ return(spec) }}
 {% endmacro %}

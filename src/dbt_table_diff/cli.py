@@ -46,6 +46,13 @@ def _add_scaffold(sub) -> None:
         help="count duplicate keys in every block, not only where the sides differ",
     )
     pair.add_argument(
+        "--keys-only",
+        action="store_true",
+        default=None,
+        help="compare only which keys exist on each side (no column values); required when "
+        "--columns/--exclude-columns leave no non-key column",
+    )
+    pair.add_argument(
         "--quick-check",
         choices=["auto", "true", "false"],
         help="whole-table signature before the per-block pass: auto (default: unless the last "
@@ -94,6 +101,7 @@ def _scaffold_pair(args) -> int:
         max_depth=args.max_depth,
         max_diff_rows=args.max_diff_rows,
         check_duplicate_keys=args.check_duplicate_keys,
+        keys_only=args.keys_only,
         quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
     )

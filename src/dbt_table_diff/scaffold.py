@@ -45,6 +45,7 @@ class PairOptions:
     normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
     check_duplicate_keys: bool | None = None
     quick_check: bool | str | None = None  # True, False or "auto" (the default when None)
+    keys_only: bool | None = None  # compare only which keys exist (no column values)
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -157,6 +158,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         "normalize": opts.normalize or None,
         "check_duplicate_keys": opts.check_duplicate_keys,
         "quick_check": opts.quick_check,
+        "keys_only": opts.keys_only,
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)

@@ -2,9 +2,9 @@
     Thresholds through dbt's warn_if / error_if. Engine: table_diff.drift_rows. -#}
 {% test no_drift(model, compare_to, primary_key, columns=none, exclude_columns=none, table_filter=none,
                  strategy='hash', block_count=none, block_size=none, normalize=none, max_diff_rows=none,
-                 check_duplicate_keys=none, quick_check=true) %}
+                 check_duplicate_keys=none, quick_check=true, keys_only=none) %}
   {{ table_diff.drift_rows(model, compare_to, primary_key, columns=columns, exclude_columns=exclude_columns,
       table_filter=table_filter, strategy=strategy, block_count=block_count, block_size=block_size,
       normalize=normalize, max_diff_rows=max_diff_rows, check_duplicate_keys=check_duplicate_keys,
-      quick_check=quick_check, arg_names={'macro': 'no_drift', 'source': 'model', 'target': 'compare_to'}) }}
+      quick_check=quick_check, keys_only=keys_only, arg_names={'macro': 'no_drift', 'source': 'model', 'target': 'compare_to'}) }}
 {% endtest %}
