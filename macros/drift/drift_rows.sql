@@ -16,6 +16,9 @@
                     max_diff_rows=none, check_duplicate_keys=none, quick_check=true, keys_only=none, arg_names=none) %}
   {% set names = {'macro': 'drift_rows', 'source': 'source', 'target': 'target'} %}
   {% do names.update(arg_names or {}) %}
+  {% do table_diff._check_kwargs(names['macro'], kwargs, [names['source'], names['target'], 'primary_key', 'columns',
+      'exclude_columns', 'table_filter', 'strategy', 'block_count', 'block_size', 'normalize', 'max_diff_rows',
+      'check_duplicate_keys', 'quick_check', 'keys_only']) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
   {% do table_diff._require_relation(names['macro'], names['target'], target) %}
   {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,

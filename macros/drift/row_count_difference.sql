@@ -1,6 +1,7 @@
 {#- table_diff.row_count_difference: one row (source_rows, target_rows, difference) when the counts
     differ by more than the tolerance, none otherwise. Engine of the `row_count_matches` test. -#}
 {% macro row_count_difference(source, target, table_filter=none, tolerance=0, tolerance_pct=none) %}
+  {% do table_diff._check_kwargs('row_count_difference', kwargs, ['source', 'target', 'table_filter', 'tolerance', 'tolerance_pct']) %}
   {% do table_diff._require_relation('row_count_matches', 'model', source) %}
   {% do table_diff._require_relation('row_count_matches', 'compare_to', target) %}
   {% if table_filter is not none and (table_filter is not string or table_filter | trim == '') %}

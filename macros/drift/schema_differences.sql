@@ -2,6 +2,7 @@
     be compared (or, with exact_types, differ at all). Decided at compile time from the catalog: no
     scan. Engine of the `schema_matches` test. -#}
 {% macro schema_differences(source, target, columns=none, exclude_columns=none, exact_types=false) %}
+  {% do table_diff._check_kwargs('schema_differences', kwargs, ['source', 'target', 'columns', 'exclude_columns', 'exact_types']) %}
   {% do table_diff._require_relation('schema_matches', 'model', source) %}
   {% do table_diff._require_relation('schema_matches', 'compare_to', target) %}
   {% set cols = table_diff._as_name_list('schema_matches', 'columns', columns, allow_empty=true) %}

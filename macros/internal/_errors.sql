@@ -117,3 +117,32 @@
   {% endfor %}
 {% endmacro %}
 
+
+{% macro _check_kwargs(macro_name, kwargs, valid) %}
+  {#- Unknown keyword arguments (collected in `kwargs` by a macro whose body names it): the first
+      one fails with the valid names and, when one is close, a suggestion. -#}
+  {% for name in kwargs %}
+    {% set ns = namespace(best=none, dist=999) %}
+    {% for v in valid %}
+      {% set d = table_diff._edit_distance(name | lower, v) %}
+      {% if d < ns.dist %}{% set ns.best = v %}{% set ns.dist = d %}{% endif %}
+    {% endfor %}
+    {% set close = ns.best is not none and ns.dist <= [2, (name | length) // 3] | max %}
+    {{ table_diff._fail(macro_name, 'argument', name, "one of " ~ valid | join(', '),
+        ("Did you mean '" ~ ns.best ~ "'?") if close else "Fix the name or remove the argument.") }}
+  {% endfor %}
+{% endmacro %}
+
+
+{% macro _edit_distance(a, b) %}
+  {#- Levenshtein distance (insert, delete, substitute: 1 each) of two short strings. -#}
+  {% set ns = namespace(prev=range((b | length) + 1) | list) %}
+  {% for i in range(1, (a | length) + 1) %}
+    {% set cur = [i] %}
+    {% for j in range(1, (b | length) + 1) %}
+      {% do cur.append([ns.prev[j] + 1, cur[j - 1] + 1, ns.prev[j - 1] + (0 if a[i - 1] == b[j - 1] else 1)] | min) %}
+    {% endfor %}
+    {% set ns.prev = cur %}
+  {% endfor %}
+  {{ return(ns.prev[b | length]) }}
+{% endmacro %}

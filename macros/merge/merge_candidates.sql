@@ -13,6 +13,8 @@
 -#}
 {% macro merge_candidates(base, ours, theirs, primary_key, columns=none, exclude_columns=none, table_filter=none,
                           normalize=none, leaf_count=none, on_schema_conflict='error') %}
+  {% do table_diff._check_kwargs('merge_candidates', kwargs, ['base', 'ours', 'theirs', 'primary_key', 'columns', 'exclude_columns', 'table_filter',
+      'normalize', 'leaf_count', 'on_schema_conflict']) %}
   {% for arg, rel in [('base', base), ('ours', ours), ('theirs', theirs)] %}
     {% do table_diff._require_relation('merge_candidates', arg, rel) %}
   {% endfor %}

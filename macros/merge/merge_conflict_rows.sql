@@ -2,6 +2,7 @@
     per schema conflict of its schema model: conflict_kind ('data' | 'schema'), conflict_type, and
     `detail` (the merge row or the schema row as JSON). Engine of the `no_merge_conflicts` test. -#}
 {% macro merge_conflict_rows(merge, merge_schema=none) %}
+  {% do table_diff._check_kwargs('merge_conflict_rows', kwargs, ['merge', 'merge_schema']) %}
   {% do table_diff._require_relation('no_merge_conflicts', 'model', merge) %}
   {% if merge_schema is not none %}
     {% do table_diff._require_relation('no_merge_conflicts', 'merge_schema', merge_schema) %}

@@ -8,6 +8,7 @@
   Returns [] at parse time.
 -#}
 {% macro merge_schema(base, ours, theirs, primary_key, columns=none, exclude_columns=none, normalize=none) %}
+  {% do table_diff._check_kwargs('merge_schema', kwargs, ['base', 'ours', 'theirs', 'primary_key', 'columns', 'exclude_columns', 'normalize']) %}
   {% for arg, rel in [('base', base), ('ours', ours), ('theirs', theirs)] %}
     {% do table_diff._require_relation('merge_schema', arg, rel) %}
   {% endfor %}

@@ -6,6 +6,8 @@
 -#}
 {% macro merge_schema_table(base, ours, theirs, primary_key, columns=none, exclude_columns=none, normalize=none,
                             on_schema_conflict='error') %}
+  {% do table_diff._check_kwargs('merge_schema_table', kwargs, ['base', 'ours', 'theirs', 'primary_key', 'columns', 'exclude_columns', 'normalize',
+      'on_schema_conflict']) %}
   {% for arg, rel in [('base', base), ('ours', ours), ('theirs', theirs)] %}
     {% do table_diff._require_relation('merge_schema_table', arg, rel) %}
   {% endfor %}

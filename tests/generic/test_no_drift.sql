@@ -3,6 +3,9 @@
 {% test no_drift(model, compare_to, primary_key, columns=none, exclude_columns=none, table_filter=none,
                  strategy='hash', block_count=none, block_size=none, normalize=none, max_diff_rows=none,
                  check_duplicate_keys=none, quick_check=true, keys_only=none) %}
+  {% do table_diff._check_kwargs('no_drift', kwargs, ['model', 'compare_to', 'primary_key', 'columns', 'exclude_columns',
+      'table_filter', 'strategy', 'block_count', 'block_size', 'normalize', 'max_diff_rows', 'check_duplicate_keys',
+      'quick_check', 'keys_only']) %}
   {{ table_diff.drift_rows(model, compare_to, primary_key, columns=columns, exclude_columns=exclude_columns,
       table_filter=table_filter, strategy=strategy, block_count=block_count, block_size=block_size,
       normalize=normalize, max_diff_rows=max_diff_rows, check_duplicate_keys=check_duplicate_keys,
