@@ -107,6 +107,14 @@ def test_cli_quick_check_reaches_the_ranges_model(tmp_path, flag, rendered):
         assert rendered in ranges
 
 
+def test_cli_keys_only_reaches_the_ranges_model(tmp_path):
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    assert main([*args, "--primary-key", "id", "--dir", str(tmp_path), "--keys-only"]) == 0
+    assert "keys_only=true" in (tmp_path / "p__ranges.sql").read_text()
+    assert main([*args, "--primary-key", "id", "--dir", str(tmp_path), "--force"]) == 0
+    assert "keys_only" not in (tmp_path / "p__ranges.sql").read_text()  # the macro's default
+
+
 def test_cli_scaffolds_a_merge(tmp_path):
     args = ["scaffold", "merge", "m", "--base", "ref('b')", "--ours", "ref('o')"]
     args += ["--theirs", "source('crm', 't')", "--primary-key", "id", "--dir", str(tmp_path)]
