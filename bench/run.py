@@ -403,8 +403,7 @@ def parse_rows(text: str) -> list[int]:
     return [int(float(x)) for x in text.split(",") if x.strip()]
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=parse_rows, default=[1_000_000])
     ap.add_argument(
@@ -447,7 +446,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--join-process", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--join-tables", nargs=2, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
     args.argv = ["bench/run.py", *argv]
     args.out.mkdir(parents=True, exist_ok=True)
     require_optional(args.approaches)

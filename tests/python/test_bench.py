@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.util
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -185,3 +187,31 @@ def test_run_cli_help_and_approaches(capsys):
     assert report.APPROACHES == peers.BASELINES + pair.TABLE_DIFF
     with pytest.raises(SystemExit):
         bench_run.main(["--approaches", "nope"])
+
+
+def _documented_runs() -> list[list[str]]:
+    """The arguments of every `bench/run.py ...` command quoted in docs/performance.md, and of the
+    Makefile's `make bench` (BENCH_ARGS)."""
+    repo = BENCH.parent
+    doc = (repo / "docs" / "performance.md").read_text()
+    runs = [
+        shlex.split(m)
+        for m in re.findall(r"`(?:\.venv/bin/python )?bench/run\.py([^`]*)`", doc)
+        if m.strip() and "--help" not in m
+    ]
+    make = re.search(r"^BENCH_ARGS \?= (.*?)\n(?!\s)", (repo / "Makefile").read_text(), re.M | re.S)
+    runs.append(shlex.split(make.group(1).replace("\\\n", " ")))
+    return runs
+
+
+def test_documented_rerun_commands_parse():
+    """The rerun commands of docs/performance.md and `make bench` are valid bench/run.py command
+    lines (parsed only: nothing runs)."""
+    runs = _documented_runs()
+    assert len(runs) >= 6, runs
+    parser = bench_run.build_parser()
+    for argv in runs:
+        args = parser.parse_args(argv)
+        assert args.rows and set(args.approaches) <= set(report.APPROACHES), argv
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--rows", "10", "--no-such-flag"])
