@@ -6,7 +6,7 @@ project: with `quick_check: 'auto'` the runs after the first skip the whole-tabl
 compiled SQL is the leaf pass). Every variant reads both tables of the k = 100 pair; medians of
 --reps after one warm-up, interleaved, ratios to the floor:
 
-- floor          count + overflow-safe sums of one 64-bit row hash (bench/run.py's baseline)
+- floor          count + overflow-safe sums of one 64-bit row hash (bench/peers.py's baseline)
 - block_hashes   the package's compiled leaf pass, as `dbt run` executes it
 - search         the same with the binary-search leaf (ADR 0006) instead of the grid (ADR 0008);
                  checked to give the same rows
@@ -22,7 +22,7 @@ compiled SQL is the leaf pass). Every variant reads both tables of the k = 100 p
 - narrow_window / narrow_agg_shj  (--dense) the dense row diff's narrow pass on the 1% pair:
                  a per-key window (as shipped) against a per-key aggregate + shuffled hash join,
                  against one union of both sides grouped by key (`narrow_union_agg`), and the
-                 hand-written join of bench/run.py on the same pair (`narrow_join`: no
+                 hand-written join of bench/peers.py on the same pair (`narrow_join`: no
                  duplicate-key detection, counts only)
 - fetch / fetch_key_ranges  (--fetch) the sparse row diff of the k = 100 pair as `dbt run` executes
                  it (rows of the selected leaves found by the grid leaf, ADR 0008) against the same
@@ -48,7 +48,9 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
+import peers  # noqa: E402
 import run  # noqa: E402
+from pair import DATABASE, PAIR_SCHEMA  # noqa: E402
 
 
 def search_variant(spark, query: str, ranges: str) -> str:
@@ -119,7 +121,7 @@ def compiled_query(home: Path, model: str) -> str:
 def fetch_variants(spark, home: Path) -> tuple[str, str]:
     """The compiled sparse row diff of the k = 100 pair, and the same with key-range predicates."""
     query = compiled_query(home, "k_100__row_diff")
-    pair = f"{run.PAIR_SCHEMA}.k_100"
+    pair = f"{PAIR_SCHEMA}.k_100"
     selected = spark.sql(
         f"select r.leaf_id, r.lower_bound, r.upper_bound from {pair}__ranges as r join (select"
         f" explode(sequence(leaf_lo, leaf_hi)) as leaf_id from {pair}__block_split where selected)"
@@ -160,20 +162,20 @@ def main() -> int:
     rows = args.rows[0]
     spark = run.start_spark(run.spark_conf(args.spark_home / str(rows), "8g"))
     cols = generate.Layout().columns
-    src, tgt = generate.table_names(run.DATABASE, rows, 100, 7)
+    src, tgt = generate.table_names(DATABASE, rows, 100, 7)
     query = compiled_query(args.spark_home / str(rows), "k_100__block_hashes")
     if "td_whole" in query:
         raise AssertionError(
             "the last k_100 block_hashes ran the whole-table check: run the pair once more"
         )
-    ranges = f"{run.PAIR_SCHEMA}.k_100__ranges"
+    ranges = f"{PAIR_SCHEMA}.k_100__ranges"
 
     def grouped(aggs: str, group: str | None) -> str:
         parts = []
         for table in (src, tgt):
             inner = (
-                f"select {group + ' as g, ' if group else ''}{run.row_hash(cols, 'a')} as h1,"
-                f" {run.row_hash(cols, 'b')} as h2 from {table}"
+                f"select {group + ' as g, ' if group else ''}{peers.row_hash(cols, 'a')} as h1,"
+                f" {peers.row_hash(cols, 'b')} as h2 from {table}"
             )
             parts.append(
                 f"select {'g, ' if group else ''}{aggs} from ({inner}) as x"
@@ -186,7 +188,7 @@ def main() -> int:
         " sum(shiftright(h2, 32)) as c, sum(h2 & 4294967295) as d"
     )
     variants = {
-        "floor": run.floor_sql(src, tgt, cols),
+        "floor": peers.floor_sql(src, tgt, cols),
         "block_hashes": query,
         "search": search_variant(spark, query, ranges),
         "grid_array": grid_array_variant(query),
@@ -205,14 +207,14 @@ def main() -> int:
     }
     for knob in KNOBS:
         variants[f"bare_4096_{knob}"] = variants["bare_4096"]
-    clustered, _ = generate.table_names(run.DATABASE, rows, 0, 7, generate.Layout(clustered=True))
+    clustered, _ = generate.table_names(DATABASE, rows, 0, 7, generate.Layout(clustered=True))
     if spark.catalog.tableExists(clustered):
         variants["bare_runs_clustered"] = (
             f"select id div {max(rows // 4096, 1)} as g, count(*) as n from {clustered} group by 1"
         )
     if args.dense:
-        dsrc, dtgt = generate.table_names(run.DATABASE, rows, rows // 100, 7)
-        h = run.row_hash(cols)
+        dsrc, dtgt = generate.table_names(DATABASE, rows, rows // 100, 7)
+        h = peers.row_hash(cols)
         window = (
             "count(*) over (partition by jk order by jk"
             " rows between unbounded preceding and unbounded following)"
@@ -238,7 +240,7 @@ def main() -> int:
             " group by jk having not (count_if(sd = 0) = 1 and count_if(sd = 1) = 1"
             " and min(h1) = max(h1))) as z"
         )
-        variants["narrow_join"] = run.join_sql(dsrc, dtgt, ["id"], cols)
+        variants["narrow_join"] = peers.join_sql(dsrc, dtgt, ["id"], cols)
         variants["narrow_agg_shj"] = (
             "select count(*) from (select /*+ shuffle_hash(s) */ coalesce(s.jk, t.jk) as jk"
             f" from ({agg(dsrc)}) as s full outer join ({agg(dtgt)}) as t on s.jk = t.jk"

@@ -37,6 +37,11 @@ and a wrong answer stops the run. The parent writes ``results.md``, ``results.js
 
 ``--e2e ROWS:K`` adds whole-process lines: ``dbt build`` of the pair in a fresh process against the
 join in a fresh process, both on the tables of that child.
+
+This file is the command line and the orchestration (children, repetitions, checks); the rest is
+split by concern: ``generate.py`` the data, ``peers.py`` the other approaches (floor, join, hash
+buckets, exceptAll, spark-extension, datacompy), ``pair.py`` table_diff's dbt project and in-process
+dbt, ``report.py`` the results tables and the chart.
 """
 
 from __future__ import annotations
@@ -44,9 +49,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -58,178 +60,17 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
-
-BASELINES = ("floor", "join", "hash_buckets", "spark_extension", "except_all", "datacompy")
-TABLE_DIFF = (
-    "table_diff",
-    "table_diff_hash",
-    "table_diff_quick",
-    "table_diff_no_ranges",
-    "table_diff_one_block",
-    "no_drift",
+from pair import DATABASE, PAIR_SCHEMA, Dbt, pair_name, write_project  # noqa: E402
+from peers import (  # noqa: E402
+    OPTIONAL,
+    datacompy_compare,
+    except_all,
+    floor_sql,
+    hash_buckets,
+    join_sql,
+    spark_extension_diff,
 )
-APPROACHES = BASELINES + TABLE_DIFF
-LABELS = {
-    "floor": "floor",
-    "join": "hand-written join",
-    "hash_buckets": "one-level hash buckets",
-    "spark_extension": "spark-extension diff",
-    "except_all": "exceptAll both ways",
-    "datacompy": "datacompy SparkSQLCompare",
-    "table_diff": "table_diff (dbt run)",
-    "table_diff_hash": "table_diff, hash strategy",
-    "table_diff_quick": "table_diff, quick check forced",
-    "table_diff_no_ranges": "table_diff, fetch without key ranges",
-    "table_diff_one_block": "table_diff, one block (no hierarchy)",
-    "no_drift": "no_drift (dbt test)",
-}
-# Third-party baselines: module to import, and where it comes from.
-OPTIONAL = {
-    "spark_extension": "gresearch.spark.diff",
-    "datacompy": "datacompy.spark",
-}
-VARIANTS = {
-    "": {},
-    "_hash": {"strategy": "hash"},
-    "_quick": {"quick_check": True},
-    "_one_block": {"block_count": 1, "max_depth": 0},
-}
-DATABASE = "bench"
-PAIR_SCHEMA = "bench_td"
-
-
-# ------------------------------------------------------------------------------------------------
-# Baselines (written here, independently of the package's SQL)
-# ------------------------------------------------------------------------------------------------
-
-
-def row_hash(columns: list[str], salt: str | None = None) -> str:
-    """xxhash64 over a NULL bitmask and the columns; a salt first gives an independent hash."""
-    mask = " | ".join(f"if(`{c}` is null, {1 << i}L, 0L)" for i, c in enumerate(columns))
-    first = f"'{salt}', " if salt else ""
-    return f"xxhash64({first}({mask}), {', '.join(f'`{c}`' for c in columns)})"
-
-
-def floor_sql(src: str, tgt: str, columns: list[str]) -> str:
-    h = row_hash(columns)
-    parts = [
-        f"select '{side}' as side, count(*) as n, sum(shiftright(h, 32)) as hi, "
-        f"sum(h & 4294967295) as lo from (select {h} as h from {table}) as x"
-        for side, table in (("source", src), ("target", tgt))
-    ]
-    return "\nunion all\n".join(parts)
-
-
-def join_sql(
-    src: str, tgt: str, keys: list[str], columns: list[str], buckets_view: str | None = None
-) -> str:
-    """Full outer join on (key, row hash), counting added / deleted / modified. With
-    `buckets_view` (the one-level scheme's second pass), only the rows of the hash buckets listed
-    there are read into the join (broadcast semi join)."""
-    key_list = ", ".join(f"`{k}`" for k in keys)
-    on = " and ".join(f"s.`{k}` = t.`{k}`" for k in keys)
-
-    def side(table: str) -> str:
-        if buckets_view is not None:
-            # Rows of the listed buckets first, so that only they are hashed.
-            table = (
-                f"(select /*+ broadcast(m) */ * from {table} as x "
-                f"left semi join {buckets_view} as m on {bucket_expr(keys, 'x.')} = m.b) as r"
-            )
-        return f"select {key_list}, {row_hash(columns)} as h from {table}"
-
-    return (
-        f"with s as ({side(src)}),\n"
-        f"t as ({side(tgt)})\n"
-        "select count_if(s.h is null) as added, count_if(t.h is null) as deleted,\n"
-        "  count_if(s.h != t.h) as modified\n"
-        f"from s full outer join t on {on}"
-    )
-
-
-BUCKETS = 65536  # the issue's one-level scheme: B = 65536 hash buckets
-
-
-def bucket_expr(keys: list[str], prefix: str = "") -> str:
-    return f"pmod(xxhash64({', '.join(f'{prefix}`{k}`' for k in keys)}), {BUCKETS})"
-
-
-def bucket_signatures_sql(src: str, tgt: str, keys: list[str], columns: list[str]) -> str:
-    """Pass 1 of the one-level scheme: per side and hash bucket of the key, count + hash sums."""
-    h = row_hash(columns)
-    b = bucket_expr(keys)
-    parts = [
-        f"select '{side}' as side, {b} as b, count(*) as n, sum(shiftright(h, 32)) as hi, "
-        f"sum(h & 4294967295) as lo from (select *, {h} as h from {table}) as x group by {b}"
-        for side, table in (("source", src), ("target", tgt))
-    ]
-    return "\nunion all\n".join(parts)
-
-
-def hash_buckets(spark, src: str, tgt: str, keys: list[str], columns: list[str]) -> dict[str, int]:
-    """The issue's one-level block scheme: B hash buckets, then a full second scan of both tables
-    restricted (broadcast semi join) to the buckets whose signatures differ."""
-    sig: dict[int, dict[str, tuple[int, int, int]]] = {}
-    for r in spark.sql(bucket_signatures_sql(src, tgt, keys, columns)).collect():
-        sig.setdefault(r["b"], {})[r["side"]] = (r["n"], r["hi"], r["lo"])
-    bad = sorted(b for b, sides in sig.items() if sides.get("source") != sides.get("target"))
-    if not bad:
-        return {"added": 0, "deleted": 0, "modified": 0}
-    spark.createDataFrame([(b,) for b in bad], "b bigint").createOrReplaceTempView("td_bench_bad")
-    return spark.sql(join_sql(src, tgt, keys, columns, "td_bench_bad")).first().asDict()
-
-
-def except_all(spark, src: str, tgt: str) -> dict[str, int]:
-    """`exceptAll` both ways: rows of one side not matched by a row of the other."""
-    s, t = spark.table(src), spark.table(tgt)
-    return {"source_only": s.exceptAll(t).count(), "target_only": t.exceptAll(s).count()}
-
-
-def spark_extension_diff(spark, src: str, tgt: str, keys: list[str]) -> dict[str, int]:
-    """G-Research spark-extension's `diff` (bench/requirements.txt; its wheel ships the jar into
-    pyspark/jars), counted per action: I(nserted), D(eleted), C(hanged), N(o change)."""
-    import gresearch.spark.diff  # noqa: F401  (adds DataFrame.diff)
-
-    counts = {
-        r["diff"]: r["count"]
-        for r in spark.table(src).diff(spark.table(tgt), *keys).groupBy("diff").count().collect()
-    }
-    return {
-        "added": counts.get("I", 0),
-        "deleted": counts.get("D", 0),
-        "modified": counts.get("C", 0),
-    }
-
-
-def datacompy_compare(spark, src: str, tgt: str, keys: list[str]) -> dict[str, int]:
-    """datacompy's SparkSQLCompare (bench/requirements.txt): its comparison, then the counts a
-    report starts from. It caches intermediates, which are released afterwards."""
-    from datacompy.spark import SparkSQLCompare
-
-    def side(table: str):
-        # datacompy 1.1.0's per-column max difference runs TRY_CAST(<col> AS DOUBLE), which Spark 4
-        # refuses for DATE: dates go in as timestamps (equal exactly when the dates are).
-        df = spark.table(table)
-        return df.select(
-            *(
-                df[f.name].cast("timestamp").alias(f.name)
-                if f.dataType.typeName() == "date"
-                else df[f.name]
-                for f in df.schema.fields
-            )
-        )
-
-    try:
-        c = SparkSQLCompare(spark, side(src), side(tgt), join_columns=keys)
-        both = c.intersect_rows.count()
-        return {
-            "added": c.df2_unq_rows.count(),
-            "deleted": c.df1_unq_rows.count(),
-            "modified": both - c.count_matching_rows(),
-        }
-    finally:
-        spark.catalog.clearCache()
-
+from report import APPROACHES, chart, median_models, report  # noqa: E402
 
 # ------------------------------------------------------------------------------------------------
 # The child: one SparkSession, one row count
@@ -263,126 +104,6 @@ def start_spark(conf: dict[str, str]):
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
-
-
-def pair_name(k_spec: str) -> str:
-    return "k_" + k_spec.replace("%", "pct").replace(".", "_")
-
-
-def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]]) -> None:
-    """A dbt project with one pair per k, as `table-diff scaffold pair` writes it."""
-    import yaml
-
-    from dbt_table_diff.scaffold import PairOptions, write_pair
-
-    root.mkdir(parents=True, exist_ok=True)
-    project = {
-        "name": "table_diff_bench",
-        "version": "1.0.0",
-        "config-version": 2,
-        "profile": "table_diff_bench",
-        "model-paths": ["models"],
-        "flags": {"send_anonymous_usage_stats": False, "partial_parse": True},
-    }
-    (root / "dbt_project.yml").write_text(yaml.safe_dump(project, sort_keys=False))
-    profile = {
-        "table_diff_bench": {
-            "target": "bench",
-            "outputs": {
-                "bench": {
-                    "type": "spark",
-                    "method": "session",
-                    "host": "localhost",
-                    "schema": PAIR_SCHEMA,
-                    "threads": 1,
-                    "server_side_parameters": conf,
-                }
-            },
-        }
-    }
-    (root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
-    (root / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
-    tables = sorted({t for p in pairs for t in (p["source"], p["target"])})
-    sources = {
-        "version": 2,
-        "sources": [
-            {
-                "name": DATABASE,
-                "schema": DATABASE,
-                "tables": [{"name": t.split(".")[-1]} for t in tables],
-            }
-        ],
-    }
-    # One `no_drift` test per pair, on its target (a table may be the source of several pairs).
-    by_table = {t["name"]: t for t in sources["sources"][0]["tables"]}
-    for p in pairs:
-        test = {
-            "table_diff.no_drift": {
-                "name": f"no_drift_{p['name']}",
-                "arguments": {
-                    "compare_to": f"source('{DATABASE}', '{p['source'].split('.')[-1]}')",
-                    "primary_key": list(p["keys"]),
-                    "max_diff_rows": max(100_000, 2 * p["truth"]["k"]),
-                },
-            }
-        }
-        by_table[p["target"].split(".")[-1]].setdefault("data_tests", []).append(test)
-    models = root / "models"
-    shutil.rmtree(models, ignore_errors=True)  # pairs of an earlier run with other k
-    models.mkdir()
-    (models / "_bench__sources.yml").write_text(yaml.safe_dump(sources, sort_keys=False))
-    for p, suffix in [(p, s) for p in pairs for s in VARIANTS]:
-        opts = PairOptions(
-            name=p["name"] + suffix,
-            **VARIANTS[suffix],
-            source=f"source('{DATABASE}', '{p['source'].split('.')[-1]}')",
-            target=f"source('{DATABASE}', '{p['target'].split('.')[-1]}')",
-            primary_key=tuple(p["keys"]),
-            # Large enough never to truncate the 1% case: the bench checks complete counts.
-            max_diff_rows=max(100_000, 2 * p["truth"]["k"]),
-        )
-        write_pair(opts, models / opts.name, force=True)
-
-
-class Dbt:
-    """dbt in this process, on the session's JVM; the manifest is parsed once."""
-
-    def __init__(self, root: Path) -> None:
-        from dbt.cli.main import dbtRunner
-
-        self.root = root
-        self.common = ["--project-dir", str(root), "--profiles-dir", str(root), "--quiet"]
-        res = dbtRunner().invoke(["deps", *self.common])
-        if not res.success:
-            raise RuntimeError(f"dbt deps failed: {res.exception}")
-        res = dbtRunner().invoke(["parse", *self.common])
-        if not res.success:
-            raise RuntimeError(f"dbt parse failed: {res.exception}")
-        self.runner = dbtRunner(manifest=res.result)
-
-    def run(self, select: str, dbt_vars: dict[str, Any] | None = None) -> dict[str, float]:
-        extra = ["--vars", json.dumps(dbt_vars)] if dbt_vars else []
-        res = self.runner.invoke(["run", "--select", select, *extra, *self.common])
-        if not res.success:
-            detail = [f"{r.node.name}: {r.status} {r.message}" for r in res.result or []]
-            raise RuntimeError(f"dbt run {select} failed: {res.exception} {detail}")
-        return {
-            r.node.name: float(r.execution_time)
-            for r in res.result.results
-            if r.node.resource_type == "model"  # not the package's on-run-end hook
-        }
-
-    def test(self, select: str) -> tuple[str, int]:
-        """Run one data test; (status, failures). A failing test is a result, not an error."""
-        res = self.runner.invoke(["test", "--select", select, *self.common])
-        results = [
-            r
-            for r in getattr(res.result, "results", None) or []
-            if r.node.resource_type == "test"  # not the package's on-run-end hook
-        ]
-        if len(results) != 1 or str(results[0].status) == "error":
-            raise RuntimeError(f"dbt test {select}: {res.exception} {[r.message for r in results]}")
-        return str(results[0].status), int(results[0].failures or 0)
 
 
 def check(name: str, got: dict[str, int], want: dict[str, int]) -> None:
@@ -574,28 +295,10 @@ def run_child(args: argparse.Namespace) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
+
+
 # The parent: children, end-to-end lines, report
 # ------------------------------------------------------------------------------------------------
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        mem_kb = next(
-            int(line.split()[1])
-            for line in Path("/proc/meminfo").read_text().splitlines()
-            if line.startswith("MemTotal")
-        )
-        mem = f"{mem_kb / 1024 / 1024:.0f} GiB"
-    except (OSError, StopIteration):
-        mem = "?"
-    import pyspark
-
-    return f"{os.cpu_count()} cores ({cpu}), {mem} RAM, pyspark {pyspark.__version__}, local[*]"
 
 
 def child_env() -> dict[str, str]:
@@ -670,122 +373,6 @@ def join_process(args: argparse.Namespace) -> None:
     print(json.dumps(r.asDict()))
 
 
-def med(xs: list[float]) -> float:
-    return statistics.median(xs)
-
-
-def median_models(infos: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The `table_diff` approach's details over its repetitions: seconds per model as the median
-    over the repetitions (each repetition's too, in `models_by_rep`), counts from the last."""
-    infos = [i for i in infos if i]
-    if not infos:
-        return None
-    names = list(infos[-1]["models"])
-    return {
-        **infos[-1],
-        "models": {
-            m: round(med([i["models"][m] for i in infos if m in i["models"]]), 3) for m in names
-        },
-        "models_by_rep": [i["models"] for i in infos],
-    }
-
-
-def _cell(t: dict[str, list[float]], a: str, f: float | None) -> str:
-    if a not in t:
-        return "-"
-    m = med(t[a])
-    ratio = f" [{m / f:.2f}]" if f else ""
-    return f"{m:.2f} ({min(t[a]):.2f}-{max(t[a]):.2f}){ratio}"
-
-
-def report(
-    args: argparse.Namespace, results: list[dict[str, Any]], e2e: list[dict[str, Any]]
-) -> str:
-    present = [a for a in APPROACHES if any(a in p["times"] for r in results for p in r["pairs"])]
-    lines = [
-        "# table_diff benchmark",
-        "",
-        f"Machine: {machine()}, driver memory {args.driver_memory}.",
-        f"Command: `{' '.join(args.argv)}`",
-        "",
-        "Seconds: median of the repetitions (min-max); [ratio to the floor of the same session].",
-        "Timed once (first repetition, no warm-up): "
-        f"{', '.join(a for a in args.once if a in args.approaches) or 'none'}.",
-        "Every timed result was checked against the generator's truth.",
-        "table_diff models: seconds per model of `table_diff`, median over the repetitions.",
-    ]
-    for title, group in (("Baselines", BASELINES), ("table_diff", ("floor", *TABLE_DIFF))):
-        cols = [a for a in group if a in present]
-        if cols == ["floor"] or not cols:
-            continue
-        with_models = "table_diff" in cols
-        lines += [
-            "",
-            f"## {title}",
-            "",
-            "| rows | k | "
-            + " | ".join(LABELS[a] for a in cols)
-            + (" | table_diff models |" if with_models else " |"),
-            "|---:|---:|" + "---:|" * len(cols) + ("---|" if with_models else ""),
-        ]
-        for res in results:
-            for p in res["pairs"]:
-                t = p["times"]
-                f = med(t["floor"]) if "floor" in t else None
-                k = p["truth"]["k"]
-                cells = [_cell(t, a, f) for a in cols]
-                if with_models:
-                    info = p.get("table_diff") or {"models": {}}
-                    cells.append(", ".join(f"{m} {v:.2f}" for m, v in info["models"].items()))
-                lines.append(
-                    f"| {res['rows']:,} | {k:,} ({p['k_spec']}) | " + " | ".join(cells) + " |"
-                )
-    if e2e:
-        lines += [
-            "",
-            "Whole processes (JVM start, dbt parse and all):",
-            "",
-            "| rows | k | dbt build of the pair | join in a python process |",
-            "|---:|---:|---:|---:|",
-        ]
-        for e in e2e:
-            b, j = e["times"]["dbt build"], e["times"]["join process"]
-            lines.append(
-                f"| {e['rows']:,} | {e['k_spec']} | {med(b):.1f} ({min(b):.1f}-{max(b):.1f}) "
-                f"| {med(j):.1f} ({min(j):.1f}-{max(j):.1f}) |"
-            )
-    return "\n".join(lines) + "\n"
-
-
-def chart(results: list[dict[str, Any]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    k_specs = [p["k_spec"] for p in results[0]["pairs"]]
-    fig, axes = plt.subplots(1, len(k_specs), figsize=(5 * len(k_specs), 4), squeeze=False)
-    for ax, k_spec in zip(axes[0], k_specs, strict=True):
-        for a in APPROACHES:
-            xs, ys = [], []
-            for res in results:
-                for p in res["pairs"]:
-                    if p["k_spec"] == k_spec and a in p["times"]:
-                        xs.append(res["rows"] / 1e6)
-                        ys.append(med(p["times"][a]))
-            if xs:
-                ax.plot(xs, ys, marker="o", label=LABELS[a])
-        ax.set_title(f"k = {k_spec}")
-        ax.set_xlabel("rows per table (millions)")
-        ax.set_ylabel("seconds (median, log scale)")
-        ax.set_yscale("log")
-        ax.grid(True, alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), frameon=False)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
-    fig.savefig(path, dpi=110)
-
-
 def _approaches(text: str) -> list[str]:
     names = [x.strip() for x in text.split(",") if x.strip()]
     unknown = [a for a in names if a not in APPROACHES]
@@ -816,8 +403,7 @@ def parse_rows(text: str) -> list[int]:
     return [int(float(x)) for x in text.split(",") if x.strip()]
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=parse_rows, default=[1_000_000])
     ap.add_argument(
@@ -860,7 +446,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--join-process", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--join-tables", nargs=2, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
     args.argv = ["bench/run.py", *argv]
     args.out.mkdir(parents=True, exist_ok=True)
     require_optional(args.approaches)

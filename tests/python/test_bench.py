@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.util
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -29,7 +31,11 @@ def _load(name: str, file: str):
     return module
 
 
-generate = _load("generate", "generate.py")  # bench/run.py imports it under this name
+# bench/run.py imports these under their own names
+generate = _load("generate", "generate.py")
+peers = _load("peers", "peers.py")
+pair = _load("pair", "pair.py")
+report = _load("report", "report.py")
 bench_run = _load("table_diff_bench_run", "run.py")
 
 ROWS = 3000
@@ -81,16 +87,15 @@ def test_generator_truth_matches_oracle(spark, composite, k):
     assert all(nulls), nulls.asDict()
 
     want_rows = {"added": truth.inserted, "deleted": truth.deleted, "modified": truth.modified}
-    got = spark.sql(bench_run.join_sql(src, tgt, keys, keys + columns)).first().asDict()
+    got = spark.sql(peers.join_sql(src, tgt, keys, keys + columns)).first().asDict()
     assert got == want_rows
-    assert bench_run.hash_buckets(spark, src, tgt, keys, keys + columns) == want_rows
-    assert bench_run.except_all(spark, src, tgt) == {
+    assert peers.hash_buckets(spark, src, tgt, keys, keys + columns) == want_rows
+    assert peers.except_all(spark, src, tgt) == {
         "source_only": truth.modified + truth.deleted,
         "target_only": truth.modified + truth.inserted,
     }
     floor = {
-        r["side"]: r["n"]
-        for r in spark.sql(bench_run.floor_sql(src, tgt, keys + columns)).collect()
+        r["side"]: r["n"] for r in spark.sql(peers.floor_sql(src, tgt, keys + columns)).collect()
     }
     assert floor == {"source": truth.source_rows, "target": truth.target_rows}
 
@@ -166,7 +171,47 @@ def test_model_seconds_are_medians_over_the_repetitions():
         {"models": {"ranges": 3.0, "row_diff": 1.0}, "leaves_total": 4},
         {"models": {"ranges": 2.0, "row_diff": 2.0}, "leaves_total": 8},
     ]
-    got = bench_run.median_models(reps)
+    got = report.median_models(reps)
     assert got["models"] == {"ranges": 2.0, "row_diff": 2.0}
     assert got["leaves_total"] == 8 and len(got["models_by_rep"]) == 3
-    assert bench_run.median_models([]) is None
+    assert report.median_models([]) is None
+
+
+def test_run_cli_help_and_approaches(capsys):
+    """bench/run.py's command line still parses after the split into modules (no Spark started)."""
+    with pytest.raises(SystemExit) as exit_info:
+        bench_run.main(["--help"])
+    assert exit_info.value.code == 0
+    assert "--approaches" in capsys.readouterr().out
+    assert set(report.LABELS) == set(report.APPROACHES)
+    assert report.APPROACHES == peers.BASELINES + pair.TABLE_DIFF
+    with pytest.raises(SystemExit):
+        bench_run.main(["--approaches", "nope"])
+
+
+def _documented_runs() -> list[list[str]]:
+    """The arguments of every `bench/run.py ...` command quoted in docs/performance.md, and of the
+    Makefile's `make bench` (BENCH_ARGS)."""
+    repo = BENCH.parent
+    doc = (repo / "docs" / "performance.md").read_text()
+    runs = [
+        shlex.split(m)
+        for m in re.findall(r"`(?:\.venv/bin/python )?bench/run\.py([^`]*)`", doc)
+        if m.strip() and "--help" not in m
+    ]
+    make = re.search(r"^BENCH_ARGS \?= (.*?)\n(?!\s)", (repo / "Makefile").read_text(), re.M | re.S)
+    runs.append(shlex.split(make.group(1).replace("\\\n", " ")))
+    return runs
+
+
+def test_documented_rerun_commands_parse():
+    """The rerun commands of docs/performance.md and `make bench` are valid bench/run.py command
+    lines (parsed only: nothing runs)."""
+    runs = _documented_runs()
+    assert len(runs) >= 6, runs
+    parser = bench_run.build_parser()
+    for argv in runs:
+        args = parser.parse_args(argv)
+        assert args.rows and set(args.approaches) <= set(report.APPROACHES), argv
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--rows", "10", "--no-such-flag"])
