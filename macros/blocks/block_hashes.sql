@@ -37,6 +37,14 @@
   {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
   {% set quick = table_diff._use_quick_check(spec) %}
+  {#- Stamped with the pair's run and the time this pass started (ADR 0011): the summary checks
+      against it whether a side was written while the pair ran. -#}
+  {% set started_at = table_diff._run_started_at() %}
+  select
+    u.*,
+    {{ table_diff._sql_string(spec['run_id']) }} as run_id,
+    timestamp {{ table_diff._sql_string(started_at) }} as started_at
+  from (
   with
   {% if quick %}
   {{ table_diff._whole_signature_ctes(spec, source, target) }},
@@ -50,6 +58,7 @@
   union all
   select w.* from td_whole as w cross join td_gate as g where not g.drifted
   {% endif %}
+  ) as u
 {% endmacro %}
 
 

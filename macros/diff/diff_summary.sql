@@ -1,7 +1,9 @@
 {#-
   table_diff.diff_summary: one row per pipeline run of a pair: rows per side, blocks total and
   mismatched, added / deleted / modified / duplicate-key / NULL-key counts, whether max_diff_rows
-  was reached (the result is then partial), the columns compared, the hash spec version, the run id.
+  was reached (the result is then partial), the columns compared, the hash spec version, the run id,
+  whether a side was written while the pair ran, and the run's status (complete / partial /
+  changed_during_run). Refuses inputs of another run (ADR 0011).
 -#}
 {% macro diff_summary(ranges, block_hashes, block_split, row_diff) %}
   {% do table_diff._require_relation('diff_summary', 'ranges', ranges) %}
@@ -25,7 +27,31 @@
     {{ return("select 0 as rows_source") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('diff_summary', ranges) %}
-    {% set names = [] %}
+  {#- One run (ADR 0011): every input carries the run id the ranges model started. -#}
+  {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)] %}
+    {% do table_diff._require_run('diff_summary', arg, relation, spec) %}
+  {% endfor %}
+  {% set run = run_query("select (select count(*) from " ~ block_split ~ " where selected),"
+      ~ " (select cast(max(started_at) as string) from " ~ block_hashes ~ "),"
+      ~ " (select coalesce(sum(if(side = 'source', n_rows, 0)), 0) from " ~ block_hashes ~ "),"
+      ~ " (select coalesce(sum(if(side = 'target', n_rows, 0)), 0) from " ~ block_hashes ~ ")").rows[0] %}
+  {#- A side written while the pair ran: only a run that read rows again after the block pass can
+      mix two states of a table (the block pass reads both sides in one query). -#}
+  {% set changed = {'source': false, 'target': false} %}
+  {% if (run[0] | int) > 0 %}
+    {% do changed.update(table_diff._changed_sides('diff_summary', spec,
+        {'source': spec['source'], 'target': spec['target']}, {'source': run[2], 'target': run[3]}, run[1])) %}
+  {% endif %}
+  {% set moved_sides = [] %}
+  {% for side in ['source', 'target'] %}{% if changed[side] is true %}{% do moved_sides.append(spec[side]) %}{% endif %}{% endfor %}
+  {% set moved = moved_sides | length > 0 %}
+  {% if moved %}
+    {% do log("table_diff.diff_summary: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": "
+        ~ (moved_sides | join(' and ')) ~ " changed while the pair ran "
+        ~ "(rows or data files differ from the block pass): the result mixes two states of the table and is "
+        ~ "marked status = 'changed_during_run'. Run the pair again when writes to it have stopped.", info=true) %}
+  {% endif %}
+  {% set names = [] %}
   {% for c in spec['columns'] %}{% do names.append(table_diff._sql_string(c['name'])) %}{% endfor %}
   {% set keys = [] %}
   {% for k in spec['key'] %}{% do keys.append(table_diff._sql_string(k['name'])) %}{% endfor %}
@@ -80,13 +106,21 @@
     {{ spec['max_diff_rows'] }} as max_diff_rows,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as max_diff_rows_reached,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as is_partial,
-    (diffs.diff_rows = 0 and units.units_mismatched = 0) as is_identical,
+    (diffs.diff_rows = 0 and units.units_mismatched = 0 and not {{ moved }}) as is_identical,
+    {%- for side in ['source', 'target'] %}
+    {{ 'cast(null as boolean)' if changed[side] is none else changed[side] }} as {{ side }}_changed_during_run,
+    {%- endfor %}
+    case
+      when {{ moved }} then 'changed_during_run'
+      when units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }} then 'partial'
+      else 'complete'
+    end as status,
     array({{ keys | join(', ') }}) as key_columns,
     cast(array({{ names | join(', ') }}) as array<string>) as columns_compared,
     {{ 'true' if spec.get('keys_only', names | length == 0) else 'false' }} as keys_only,
     {{ table_diff._sql_string(spec['strategy']) }} as strategy,
     {{ spec['hash_spec_version'] }} as hash_spec_version,
-    {{ table_diff._sql_string(invocation_id) }} as run_id,
+    {{ table_diff._sql_string(spec['run_id']) }} as run_id,
     current_timestamp() as generated_at
   from layout cross join hashes cross join units cross join diffs
 {% endmacro %}

@@ -28,6 +28,7 @@
     {{ return("select 'added' as diff_type") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('row_diff', ranges) %}
+  {% do table_diff._require_run('row_diff', 'block_split', block_split, spec) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
   {% set leaves_query = "select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ block_split ~ " where selected" %}
   {% set sel = run_query("select (select count(*) from " ~ block_split ~ " where selected), count(distinct leaf_id) from ("
@@ -414,6 +415,10 @@
     {{ ('__td_s' ~ loop.index) if diff_cte else ('cast(null as ' ~ c['source_type'] ~ ')') }} as {{ table_diff.quote_identifier('source__' ~ c['name']) }},
     {{ ('__td_t' ~ loop.index) if diff_cte else ('cast(null as ' ~ c['target_type'] ~ ')') }} as {{ table_diff.quote_identifier('target__' ~ c['name']) }}
     {%- endfor %}
+    {%- if spec.get('run_id') %},
+    {#- A pair's row diff (not no_drift's rows): stamped with the pair's run (ADR 0011). -#}
+    {{ table_diff._sql_string(spec['run_id']) }} as run_id
+    {%- endif %}
   {% if diff_cte %}
   from {{ diff_cte }}
   order by

@@ -32,12 +32,21 @@
 
 {% macro spark__key_ranges(source, target, opts) %}
   {% if not execute %}
-    {{ return("select 0 as leaf_id, 0 as block_id, cast(null as string) as lower_bound, cast(null as string) as upper_bound, '' as spec") }}
+    {{ return("select 0 as leaf_id, 0 as block_id, cast(null as string) as lower_bound, cast(null as string) as upper_bound, '' as spec, '' as run_id") }}
   {% endif %}
   {% set spec = table_diff._resolve_spec('key_ranges', source, target, opts) %}
+  {% for k in spec['key'] %}
+    {% if k['name'] | lower in ['diff_type', 'side', 'changed_columns', 'run_id'] %}
+      {{ table_diff._fail('key_ranges', 'primary_key', k['name'], "a key column whose name is not one of the row diff's own columns (diff_type, side, changed_columns, run_id)",
+          "Rename the key in a view over each side (select " ~ k['name'] ~ " as " ~ k['name'] ~ "_key, ...) and diff the views.") }}
+    {% endif %}
+  {% endfor %}
   {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% set larger, larger_side, layout = plan['larger'], plan['larger_side'], plan['layout'] %}
-  {% do spec.update({'layout': layout}) %}
+  {#- The pair's run starts here: every later model of the pair stamps this id on its output and
+      refuses inputs stamped by another run, so a failed or killed run is visible (ADR 0011). -#}
+  {% do spec.update({'layout': layout, 'run_id': invocation_id}) %}
+  {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}
   {% if spec['strategy'] == 'hash' %}
@@ -46,7 +55,8 @@
       leaf_id div {{ layout['leaves_per_block'] }} as block_id,
       cast(null as {{ key_type }}) as lower_bound,
       cast(null as {{ key_type }}) as upper_bound,
-      {{ spec_sql }} as spec
+      {{ spec_sql }} as spec,
+      {{ run_sql }} as run_id
     from (select explode(sequence(0, {{ layout['leaf_count'] - 1 }})) as leaf_id) as leaves
   {% else %}
     with td_leaves as (
@@ -58,7 +68,8 @@
       leaf_id div {{ layout['leaves_per_block'] }} as block_id,
       lower_bound,
       lead(lower_bound) over (order by leaf_id) as upper_bound,
-      {{ spec_sql }} as spec
+      {{ spec_sql }} as spec,
+      {{ run_sql }} as run_id
     from td_leaves
   {% endif %}
 {% endmacro %}

@@ -173,7 +173,7 @@ def _demo(args) -> int:
     from dbt_table_diff.session_submission import get_session
 
     spark = get_session()
-    print_summary(spark, relations[f"{args.pair}__summary"], relations[f"{args.pair}__row_diff"])
+    print_summary(spark, relations[f"{args.pair}__summary"])
     return 0
 
 

@@ -26,8 +26,31 @@ from typing import Any
 SIGNATURE_FIELDS = ("n_rows", "h1_hi", "h1_lo", "h2_hi", "h2_lo")
 UNIT_SCHEMA = (
     "unit_id int, level int, block_id bigint, level0_block_id bigint, leaf_lo int, leaf_hi int, "
-    "source_rows bigint, target_rows bigint, reason string, selected boolean"
+    "source_rows bigint, target_rows bigint, reason string, selected boolean, run_id string"
 )
+
+
+class StaleRunError(ValueError):
+    """A pair's table belongs to another run than its ranges model (a failed or stopped run)."""
+
+
+def check_run(spec: dict[str, Any], relation_label: str, run_ids: Iterable[Any]) -> str:
+    """The pair's run id, after checking that every stamp in ``run_ids`` is that run (ADR 0011)."""
+    run = spec.get("run_id")
+    if run is None:
+        raise StaleRunError(
+            "table_diff.block_split: the ranges model was built by an older table_diff (no run "
+            "id). Rebuild the whole pair: dbt build --select <pair>__ranges+."
+        )
+    other = sorted({str(r) for r in run_ids if r != run})
+    if other:
+        raise StaleRunError(
+            f"table_diff.block_split: invalid block_hashes '{relation_label}'. Expected the "
+            f"output of this pair's current run '{run}'. It holds run '{other[0]}': the run that "
+            "started at the pair's ranges model failed or was stopped before this table was "
+            "rebuilt. Rebuild the pair from its ranges model: dbt build --select <pair>__ranges+."
+        )
+    return run
 
 
 @dataclass(frozen=True)
@@ -212,6 +235,7 @@ def block_split(session, ranges, block_hashes, *, log: Callable[[str], None] = _
     spec = read_spec(ranges)
     layout = spec["layout"]
     leaves = [row.asDict() for row in block_hashes.collect()]
+    run = check_run(spec, f"{spec['source']} vs {spec['target']}", (r.get("run_id") for r in leaves))
     units = plan_units(
         leaves,
         split_factor=int(spec["split_factor"]),
@@ -238,6 +262,7 @@ def block_split(session, ranges, block_hashes, *, log: Callable[[str], None] = _
             u.target_rows,
             u.reason,
             take,
+            run,
         )
         for i, (u, take) in enumerate(zip(units, selected, strict=True))
     ]

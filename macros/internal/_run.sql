@@ -1,0 +1,71 @@
+{#-
+  One run of a pair (ADR 0011). `__ranges` starts a run: its spec carries `run_id` (the dbt
+  invocation that built it), and every later model of the pair stamps that id on each of its rows
+  and refuses an input stamped by another run. So a run that failed or was killed at any model
+  never yields a summary that disagrees with its row diff: the next model built on the
+  half-replaced outputs fails with the stale table's name, and readers (the CLI, the report) check
+  the stamps and the summary's counts before they show anything.
+
+  A table written during a run (plain file tables: no snapshot to pin): the block pass records
+  when it started; when the row fetch read rows again, the summary counts each side once more
+  (`count(*)` and the newest data file's modification time from `_metadata`: no column is decoded
+  unless table_filter needs one) and flags the side when the count moved or a data file is newer
+  than the block pass.
+-#}
+
+{% macro _require_run(macro_name, arg, relation, spec) %}
+  {#- Every row of `relation` (a model of this pair) carries this run's id; an empty table passes
+      (its emptiness is checked against the summary's counts by the readers). -#}
+  {% set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list %}
+  {% set run = spec.get('run_id') %}
+  {% if 'run_id' not in names or run is none %}
+    {{ table_diff._fail(macro_name, arg, relation, "a table built by this version of table_diff, stamped with its run",
+        "Rebuild the whole pair from its ranges model: dbt build --select <pair>__ranges+.") }}
+  {% endif %}
+  {% set other = run_query("select max(run_id) from " ~ relation ~ " where run_id is distinct from "
+      ~ table_diff._sql_string(run)).rows[0][0] %}
+  {% if other is not none %}
+    {{ table_diff._fail(macro_name, arg, relation, "the output of this pair's current run '" ~ run ~ "'",
+        "It holds run '" ~ other ~ "': the run that started at the pair's ranges model failed or was stopped before "
+        ~ "this table was rebuilt. Rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
+  {% endif %}
+{% endmacro %}
+
+
+{% macro _run_started_at() %}
+  {#- The driver's clock as Spark sees it (the same clock that writes a local table's files). -#}
+  {{ return(run_query("select cast(current_timestamp() as string)").rows[0][0]) }}
+{% endmacro %}
+
+
+{% macro _storage_probe_ok(relation) %}
+  {#- Whether `relation` exposes `_metadata` (file sources: parquet, Delta, ORC, ...): EXPLAIN
+      reports an analysis error as text instead of raising, and reads no data. -#}
+  {% set plan = run_query("explain select _metadata.file_modification_time from " ~ relation).rows %}
+  {{ return(plan | length > 0 and not (plan[0][0] | string).startswith('Error occurred')) }}
+{% endmacro %}
+
+
+{% macro _changed_sides(macro_name, spec, relations, rows_at_start, started_at) %}
+  {#- Sides whose table moved since `started_at`: {side: true|false|none}, none where the
+      relation has no `_metadata` (a view, a non-file source), which is logged. One count-like
+      query over both sides: row count (after table_filter) and the newest data file. -#}
+  {% set checked = {} %}
+  {% set parts = [] %}
+  {% for side, relation in relations.items() %}
+    {% if table_diff._storage_probe_ok(relation) %}
+      {% do parts.append("select '" ~ side ~ "' as side, count(*) as n, max(_metadata.file_modification_time) >= timestamp "
+          ~ table_diff._sql_string(started_at) ~ " as newer from " ~ relation ~ " " ~ table_diff._where(spec)) %}
+    {% else %}
+      {% do checked.update({side: none}) %}
+      {% do log("table_diff." ~ macro_name ~ ": " ~ relation ~ " exposes no file metadata (a view or a non-file source): "
+          ~ "a write to it during the run cannot be detected.", info=true) %}
+    {% endif %}
+  {% endfor %}
+  {% if parts | length > 0 %}
+    {% for row in run_query(parts | join(' union all ')).rows %}
+      {% do checked.update({row[0]: (row[1] | int) != (rows_at_start[row[0]] | int) or row[2] is true}) %}
+    {% endfor %}
+  {% endif %}
+  {{ return(checked) }}
+{% endmacro %}
