@@ -21,7 +21,7 @@ def _sibling(summary_relation: str, model: str) -> str:
     """``db.orders__summary`` (backticks or not) -> ``db.orders__<model>``."""
     name, count = re.subn(r"__summary(`?)$", rf"__{model}\1", summary_relation)
     if not count:
-        raise ValueError(f"not a pair summary relation (expected NAME__summary): {summary_relation}")
+        raise ValueError(f"not a pair summary (expected NAME__summary): {summary_relation}")
     return name
 
 
@@ -72,9 +72,7 @@ def read_pair(spark, summary_relation: str, limit: int = 20) -> tuple[dict[str, 
         stats[model] = df
     hashes = stats["block_hashes"].groupBy("side").agg({"n_rows": "sum"}).collect()
     rows_per_side = {r[0]: int(r[1] or 0) for r in hashes}
-    counts = {
-        r[0]: int(r[1]) for r in stats["row_diff"].groupBy("diff_type").count().collect()
-    }
+    counts = {r[0]: int(r[1]) for r in stats["row_diff"].groupBy("diff_type").count().collect()}
     checks = [
         ("rows_source", rows_per_side.get("source", 0)),
         ("rows_target", rows_per_side.get("target", 0)),

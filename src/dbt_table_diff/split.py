@@ -235,7 +235,8 @@ def block_split(session, ranges, block_hashes, *, log: Callable[[str], None] = _
     spec = read_spec(ranges)
     layout = spec["layout"]
     leaves = [row.asDict() for row in block_hashes.collect()]
-    run = check_run(spec, f"{spec['source']} vs {spec['target']}", (r.get("run_id") for r in leaves))
+    label = f"{spec['source']} vs {spec['target']}"
+    run = check_run(spec, label, (r.get("run_id") for r in leaves))
     units = plan_units(
         leaves,
         split_factor=int(spec["split_factor"]),
