@@ -97,6 +97,7 @@
       coalesce(array_join(collect_list(if(differs, cast(leaf_id as string), null)), ','), '') as leaf_ids
     from td_cmp
   {% endset %}
+  {% set started_at = table_diff._run_started_at() %}
   {% set sig = run_query(signatures_sql).rows[0] %}
   {% if (sig[2] | int) == 0 %}
     {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ sig[0] ~ " rows each side, "
@@ -133,6 +134,26 @@
       ~ (" (stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ": there may be more)" if total >= spec['max_diff_rows'] else "")
       ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ sig[2] ~ " of " ~ leaf_count ~ " blocks differ."
       ~ " The failing rows carry diff_type and changed_columns; `dbt test --store-failures` keeps them in a table.", info=true) %}
+  {#- The rows were read a second time: a side written since the leaf pass would give a mixture of
+      two states (ADR 0011). Checked by a count-like query per side; an error, never a verdict. -#}
+  {% set changed = table_diff._changed_sides(names['macro'], spec, {'source': source, 'target': target},
+      {'source': sig[0], 'target': sig[1]}, started_at) %}
+  {% for side, arg in [('source', names['source']), ('target', names['target'])] %}
+    {% if changed[side] is true %}
+      {{ exceptions.raise_compiler_error("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": " ~ arg ~ " "
+          ~ (source if side == 'source' else target) ~ " changed while the test ran (source_changed_during_run: "
+          ~ "its rows or data files differ from the block pass), so the differing rows would mix two states of the "
+          ~ "table. Run the test again when writes to it have stopped.") }}
+    {% endif %}
+  {% endfor %}
+  {#- A result cut short at max_diff_rows can never reach a threshold above the limit, so it must
+      not pass or merely warn under warn_if / error_if: it is an error whatever the thresholds. -#}
+  {% if total >= spec['max_diff_rows'] %}
+    {{ exceptions.raise_compiler_error("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": at least " ~ total
+        ~ " rows differ and the result stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ", so it is partial: "
+        ~ "it cannot be held against warn_if / error_if. Raise max_diff_rows above the number of rows you expect "
+        ~ "to differ (e.g. max_diff_rows: " ~ (spec['max_diff_rows'] * 10) ~ "), or fix the drift.") }}
+  {% endif %}
   select * from {{ view }}
 {% endmacro %}
 

@@ -165,11 +165,16 @@ class DbtRun:
 
 
 def run_dbt(
-    args: list[str], project_dir: Path | str, profiles_dir: Path | str | None = None
+    args: list[str],
+    project_dir: Path | str,
+    profiles_dir: Path | str | None = None,
+    callbacks: list[Any] | None = None,
 ) -> DbtRun:
     """Run dbt in this process against ``project_dir``; never raises for a dbt failure.
 
-    The caller restores Spark runtime confs if it needs to (:meth:`DbtProject.run` does).
+    ``callbacks`` receive every dbt event too, in the thread that fires it (a test can act at a
+    precise point of a run, e.g. write to a table when a model starts). The caller restores Spark
+    runtime confs if it needs to (:meth:`DbtProject.run` does).
     """
     from dbt.cli.main import dbtRunner
 
@@ -182,7 +187,7 @@ def run_dbt(
 
     full_args = [*args, "--project-dir", str(project_dir)]
     full_args += ["--profiles-dir", str(profiles_dir or project_dir)]
-    result = dbtRunner(callbacks=[collect]).invoke(full_args)
+    result = dbtRunner(callbacks=[collect, *(callbacks or [])]).invoke(full_args)
     return DbtRun(args=full_args, result=result, messages=messages)
 
 
@@ -226,11 +231,11 @@ class DbtProject:
                 return row.data_type.strip().lower()
         raise AssertionError(f"no Provider row for {identifier}")
 
-    def run(self, *args: str) -> DbtRun:
+    def run(self, *args: str, callbacks: list[Any] | None = None) -> DbtRun:
         """``project.run("build", "--select", "x")``; restores runtime confs dbt changed."""
         before = _runtime_conf(self.spark)
         try:
-            return run_dbt(list(args), self.root, self.root)
+            return run_dbt(list(args), self.root, self.root, callbacks)
         finally:
             _restore_runtime_conf(self.spark, before)
 
