@@ -150,7 +150,7 @@ def test_write_between_block_pass_and_row_fetch_is_flagged(integrity_project):
     target = integrity_project.relation("tgt")
 
     def append() -> None:
-        # 200 new keys spread over the whole key space, after the block pass.
+        # 200 new keys above the source's, appended after the block pass.
         integrity_project.spark.sql(
             f"insert into {target} select id * 10 + 100000, 'late', 1.00 "
             "from range(0, 200) as r(id)"
