@@ -4,6 +4,8 @@
 #   scripts/fetch_lakehouse_jars.sh               fetch if needed; say where the jars are
 #   scripts/fetch_lakehouse_jars.sh --print-jars  same, then print the comma-separated jar list
 #                                                 (the value of spark.jars) on stdout
+#   scripts/fetch_lakehouse_jars.sh --print-classpath  same, colon-separated (for
+#                                                 --driver-class-path / spark.driver.extraClassPath)
 #   scripts/fetch_lakehouse_jars.sh --print-dir   same, then print the jar folder on stdout
 #
 # Versions come from spark-conf/lakehouse.env (the only place they are pinned). The jars go to
@@ -28,8 +30,8 @@ say() { echo "fetch_lakehouse_jars: $*" >&2; }
 
 mode="${1:-}"
 case "${mode}" in
-    "" | --print-jars | --print-dir) ;;
-    *) die "unknown option '${mode}' (use --print-jars or --print-dir)" ;;
+    "" | --print-jars | --print-classpath | --print-dir) ;;
+    *) die "unknown option '${mode}' (use --print-jars, --print-classpath or --print-dir)" ;;
 esac
 
 [[ -r "${pins}" ]] || die "version pins not found: ${pins}"
@@ -57,6 +59,7 @@ report() {
     jars="$(sed "s|^|${dest}/|" "${stamp}" | paste -sd, -)"
     case "${mode}" in
         --print-jars) echo "${jars}" ;;
+        --print-classpath) echo "${jars//,/:}" ;;
         --print-dir) echo "${dest}" ;;
         *) ;;
     esac
@@ -110,10 +113,12 @@ cat >"${work}/pom.xml" <<EOF
 </project>
 EOF
 
+dependency_plugin=3.6.1
 say "fetching ${wanted} (and their dependencies) with $(command -v mvn) into ${dest}"
 started=$(date +%s)
-if ! mvn -B -q -f "${work}/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
-    -DoutputDirectory="${work}/jars" >"${work}/mvn.log" 2>&1; then
+if ! mvn -B -q -Dstyle.color=never -f "${work}/pom.xml" \
+    "org.apache.maven.plugins:maven-dependency-plugin:${dependency_plugin}:copy-dependencies" \
+    -DincludeScope=runtime -DoutputDirectory="${work}/jars" >"${work}/mvn.log" 2>&1; then
     tail -n 15 "${work}/mvn.log" >&2
     die "Maven could not fetch ${wanted}. Missing: ${dest} (no complete copy there). Either the" \
         "network is down or Maven Central (or the mirror of your Maven settings) is unreachable," \
