@@ -3,6 +3,7 @@
 #   make demo         build the demo pair on an embedded Spark and print its summary
 #   make test         everything CI runs: lint, pytest, the integration project, SQL lint
 #   make venv         .venv with the pinned requirements and this package (editable)
+#   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (opt-in; see docs/decisions/0012)
 #   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), about an hour
 #   make clean        build output and local Spark state; `make distclean` also drops .venv
 #
@@ -35,7 +36,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export SPARK_CONF_DIR := $(CURDIR)/spark-conf
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: help check-java venv bench demo test lint lint-python lint-sql pytest integration clean distclean
+.PHONY: help check-java venv lakehouse-jars bench demo test lint lint-python lint-sql pytest integration clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -53,6 +54,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 demo: check-java venv
 	$(BIN)/table-diff demo
+
+# Opt-in, not part of `test` or `demo`: the Delta Lake + Iceberg jars pinned in
+# spark-conf/lakehouse.env, fetched once with the machine's Maven into .spark-jars/<delta>-<iceberg>/.
+lakehouse-jars:
+	@scripts/fetch_lakehouse_jars.sh
 
 # Not part of `make test`: speed is measured here, as ratios within one SparkSession, never in tests.
 BENCH_ARGS ?= --rows 1000000,10000000 --k 0,100,1% --reps 3 \
