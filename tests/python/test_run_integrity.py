@@ -95,6 +95,19 @@ def _reset_target(project) -> None:
     project.run("run", "--select", "tgt").assert_success()
 
 
+def _late_rows(project):
+    """After resetting the target: an action that appends 200 keys above the source's to it."""
+    _reset_target(project)
+    target = project.relation("tgt")
+
+    def append() -> None:
+        project.spark.sql(
+            f"insert into {target} select id, 'late', 1.00 from range(100001, 100201) as r(id)"
+        )
+
+    return append
+
+
 def test_partial_no_drift_fails_whatever_the_thresholds(integrity_project):
     run = integrity_project.run("test", "--select", "drift_partial")
     assert run.status("drift_partial") == "error", run.describe()
@@ -112,14 +125,7 @@ def test_full_no_drift_still_fails_with_counts(integrity_project):
 
 
 def test_write_during_no_drift_is_an_error(integrity_project):
-    _reset_target(integrity_project)
-    target = integrity_project.relation("tgt")
-
-    def append() -> None:
-        integrity_project.spark.sql(
-            f"insert into {target} select id, 'late', 1.00 from range(100001, 100201) as r(id)"
-        )
-
+    append = _late_rows(integrity_project)
     callback = _on_event("JinjaLogInfo", lambda e: " DIFFER: " in e.info.msg, append)
     run = integrity_project.run("test", "--select", "drift_full", callbacks=[callback])
     assert run.status("drift_full") == "error", run.describe()
@@ -146,16 +152,7 @@ def test_pair_run_is_complete_when_nothing_writes(integrity_project):
 
 
 def test_write_between_block_pass_and_row_fetch_is_flagged(integrity_project):
-    _reset_target(integrity_project)
-    target = integrity_project.relation("tgt")
-
-    def append() -> None:
-        # 200 new keys above the source's, appended after the block pass.
-        integrity_project.spark.sql(
-            f"insert into {target} select id * 10 + 100000, 'late', 1.00 "
-            "from range(0, 200) as r(id)"
-        )
-
+    append = _late_rows(integrity_project)
     callback = _on_event("NodeStart", _node_starts("ri__row_diff"), append)
     run = integrity_project.run("build", "--select", "ri__ranges+", callbacks=[callback])
     run.assert_success()
