@@ -1,10 +1,19 @@
 {#-
   The diff spec: every option of a pair resolved and validated once, serialised as JSON into the
   ranges table so that downstream models (block hashes, split, row diff, summary) use exactly the
-  options the pair was defined with. HASH_SPEC_VERSION changes whenever the fingerprint changes.
+  options the pair was defined with. Its fields are documented in docs/spec.md. Two versions:
+  _hash_spec_version changes whenever the fingerprint changes (a stored hash means something else);
+  _spec_version changes whenever a field is added, removed or changes meaning (the spec's schema).
+  Either one differing from the stored spec's asks the user to rebuild the pair from its ranges.
+  _package_version is the package's own version (dbt_project.yml; tested), stored for the message.
+  The Python side (src/dbt_table_diff/spec.py) carries the same two numbers.
 -#}
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
+
+{% macro _spec_version() %}{{ return(1) }}{% endmacro %}
+
+{% macro _package_version() %}{{ return('0.1.0') }}{% endmacro %}
 
 {% macro _diff_defaults() %}
   {{ return({'strategy': 'range', 'split_factor': 8, 'compare_unit_size': 10000, 'max_depth': 4,
@@ -236,6 +245,7 @@
   {% do table_diff._check_table_filter(macro_name, opts['table_filter'], [source, target]) %}
 
   {% set spec = {
+      'spec_version': table_diff._spec_version(), 'package_version': table_diff._package_version(),
       'hash_spec_version': table_diff._hash_spec_version(),
       'source': source | string, 'target': target | string,
       'key': key, 'columns': compared,
@@ -259,9 +269,18 @@
         "Pass ref('<pair>__ranges') and build it first (dbt build --select +<this model>).") }}
   {% endif %}
   {% set spec = fromjson(res.rows[0][0]) %}
-  {% if spec['hash_spec_version'] != table_diff._hash_spec_version() %}
-    {{ table_diff._fail(macro_name, 'ranges', ranges, "ranges built by this table_diff version (hash spec v" ~ table_diff._hash_spec_version() ~ ")",
-        "Rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
+  {% if spec.get('spec_version') != table_diff._spec_version() or spec.get('hash_spec_version') != table_diff._hash_spec_version() %}
+    {{ exceptions.raise_compiler_error(table_diff._stale_spec_message(macro_name, ranges, spec)) }}
   {% endif %}
   {{ return(spec) }}
+{% endmacro %}
+
+
+{% macro _stale_spec_message(macro_name, ranges, spec) %}
+  {#- The one message for a spec this version cannot read (same text as dbt_table_diff.spec). -#}
+  {% set built = ('version ' ~ spec['package_version']) if spec.get('package_version') else 'an earlier version' %}
+  {{ return("table_diff." ~ macro_name ~ ": rebuild " ~ ranges ~ ": it was built by " ~ built
+      ~ " of the package (spec v" ~ (spec.get('spec_version') or 0) ~ ", hash spec v" ~ spec.get('hash_spec_version')
+      ~ "); this version reads spec v" ~ table_diff._spec_version() ~ " (hash spec v" ~ table_diff._hash_spec_version()
+      ~ "). dbt build --select " ~ ranges ~ "+") }}
 {% endmacro %}

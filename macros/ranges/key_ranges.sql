@@ -45,7 +45,7 @@
   {% set larger, larger_side, layout = plan['larger'], plan['larger_side'], plan['layout'] %}
   {#- The pair's run starts here: every later model of the pair stamps this id on its output and
       refuses inputs stamped by another run, so a failed or killed run is visible (ADR 0011). -#}
-  {% do spec.update({'layout': layout, 'run_id': invocation_id}) %}
+  {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string}) %}
   {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}
