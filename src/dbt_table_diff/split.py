@@ -18,10 +18,11 @@ so the summary can say the result is partial.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from dbt_table_diff.spec import Spec, UnitReason, load_spec
 
 SIGNATURE_FIELDS = ("n_rows", "h1_hi", "h1_lo", "h2_hi", "h2_lo")
 UNIT_SCHEMA = (
@@ -34,10 +35,10 @@ class StaleRunError(ValueError):
     """A pair's table belongs to another run than its ranges model (a failed or stopped run)."""
 
 
-def check_run(spec: dict[str, Any], relation_label: str, run_ids: Iterable[Any]) -> str:
+def check_run(spec: Spec, relation_label: str, run_ids: Iterable[Any]) -> str:
     """The pair's run id, after checking that every stamp in ``run_ids`` is that run (ADR 0011)."""
-    run = spec.get("run_id")
-    if run is None:
+    run = spec.run_id
+    if not run:
         raise StaleRunError(
             "table_diff.block_split: the ranges model was built by an older table_diff (no run "
             "id). Rebuild the whole pair: dbt build --select <pair>__ranges+."
@@ -172,11 +173,11 @@ def plan_units(
             s, t = signature("source", level, block), signature("target", level, block)
             reasons = []
             if s.key() != t.key():
-                reasons.append("mismatch")
+                reasons.append(UnitReason.MISMATCH.value)
             if s.has_duplicates or t.has_duplicates:
-                reasons.append("duplicate_keys")
+                reasons.append(UnitReason.DUPLICATE_KEYS.value)
             if reasons:
-                mismatched.append((block, s, t, "+".join(reasons)))
+                mismatched.append((block, s, t, UnitReason("+".join(reasons)).value))
         rows = sum(max(s.n_rows, t.n_rows) for _, s, t, _ in mismatched)
         log(
             f"table_diff split{(' ' + label) if label else ''}: level {level}: "
@@ -218,8 +219,8 @@ def select_units(units: list[Unit], max_diff_rows: int) -> list[bool]:
     return selected
 
 
-def read_spec(ranges) -> dict[str, Any]:
-    """The resolved spec a ``key_ranges`` model stored with its leaves."""
+def read_spec(ranges, relation_label: str | None = None) -> Spec:
+    """The resolved spec a ``key_ranges`` model stored with its leaves (:func:`load_spec`)."""
     row = ranges.select("spec").limit(1).collect()
     if not row:
         raise ValueError(
@@ -227,28 +228,26 @@ def read_spec(ranges) -> dict[str, Any]:
             "table_diff.key_ranges "
             "(dbt build --select +<pair>__ranges)."
         )
-    return json.loads(row[0][0])
+    return load_spec(row[0][0], relation_label)
 
 
 def block_split(session, ranges, block_hashes, *, log: Callable[[str], None] = _default_log):
     """DataFrame of compare units (schema :data:`UNIT_SCHEMA`) for a pair's ranges and hashes."""
     spec = read_spec(ranges)
-    layout = spec["layout"]
     leaves = [row.asDict() for row in block_hashes.collect()]
-    label = f"{spec['source']} vs {spec['target']}"
-    run = check_run(spec, label, (r.get("run_id") for r in leaves))
+    run = check_run(spec, spec.label, (r.get("run_id") for r in leaves))
     units = plan_units(
         leaves,
-        split_factor=int(spec["split_factor"]),
-        depth=int(layout["depth"]),
-        compare_unit_size=int(spec["compare_unit_size"]),
+        split_factor=spec.split_factor,
+        depth=spec.layout.depth,
+        compare_unit_size=spec.compare_unit_size,
         log=log,
-        label=f"{spec['source']} vs {spec['target']}",
+        label=spec.label,
     )
-    selected = select_units(units, int(spec["max_diff_rows"]))
+    selected = select_units(units, spec.max_diff_rows)
     if not all(selected):
         log(
-            f"table_diff split: max_diff_rows={spec['max_diff_rows']} reached: "
+            f"table_diff split: max_diff_rows={spec.max_diff_rows} reached: "
             f"{selected.count(False)} of {len(units)} mismatched units left out (result is partial)"
         )
     rows = [
