@@ -27,6 +27,7 @@ from dbt_table_diff.spec import (
     Spec,
     SpecError,
     StaleSpecError,
+    Status,
     Strategy,
     UnitReason,
     load_spec,
@@ -390,6 +391,13 @@ def test_a_missing_or_mistyped_field_fails(path, value, message):
         load_spec(data, "orders__ranges")
     assert not isinstance(err.value, StaleSpecError)
     assert isinstance(err.value, ValueError)
+
+
+def test_summary_statuses_are_the_enum():
+    sql = (REPO_ROOT / "macros" / "diff" / "diff_summary.sql").read_text()
+    case = sql[sql.index("    case\n") : sql.index("end as status")]
+    found = {a or b for a, b in re.findall(r"then '([a-z_]+)'|else '([a-z_]+)'", case)}
+    assert found == {s.value for s in Status}
 
 
 def test_unit_reasons_are_the_enum():
