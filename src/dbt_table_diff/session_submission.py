@@ -13,7 +13,12 @@ Guarantees:
 * nothing is written unless ``model()`` returned and the write succeeded (dbt-spark drops the old
   table before calling us; Spark's data-source commit protocol removes partial output on failure);
 * ``file_format`` not configured and Delta not on the classpath -> parquet instead of dbt-spark's
-  hard-coded ``delta`` default (which cannot work without Delta jars). A configured value is kept.
+  hard-coded ``delta`` default (which cannot work without Delta jars). A configured value is kept;
+* a write killed before Spark registered the table (the process or its JVM killed between the
+  files and the catalog entry) leaves files at the table's managed location with no table; Spark
+  then refuses every later build of the model (``LOCATION_ALREADY_EXISTS``). When the model's
+  table is not in the catalog, files at its managed location are such an orphan, and they are
+  removed first, with a log line (``clear_orphan_location``).
 """
 
 from __future__ import annotations
@@ -65,6 +70,25 @@ def apply_default_file_format(compiled_code: str, config: dict[str, Any], spark)
     return _DEFAULT_DELTA_WRITE.sub(r'\1"parquet"\2', compiled_code)
 
 
+def clear_orphan_location(spark, schema: str, identifier: str) -> str | None:
+    """Remove the files at the managed location of ``schema.identifier`` when no such table is in
+    the catalog (what an interrupted write leaves); return the removed path, or None."""
+    name = f"`{schema}`.`{identifier}`" if schema and identifier else None
+    if not name or spark.catalog.tableExists(name):
+        return None
+    rows = spark.sql(f"describe database extended `{schema.replace('`', '``')}`").collect()
+    location = next((r[1] for r in rows if str(r[0]).strip().lower() == "location"), None)
+    if not location:
+        return None
+    hadoop_path = spark.sparkContext._jvm.org.apache.hadoop.fs.Path
+    path = hadoop_path(hadoop_path(location), identifier.lower())
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    if not fs.exists(path):
+        return None
+    fs.delete(path, True)
+    return path.toString()
+
+
 def _model_traceback(exc: BaseException, filename: str) -> str:
     """Format ``exc`` keeping only frames from the model file onwards (drop this helper's)."""
     tb = exc.__traceback__
@@ -99,6 +123,13 @@ class SessionPythonJobHelper(PythonJobHelper):
         # Register the source so tracebacks show the model's lines.
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         namespace: dict[str, Any] = {"spark": spark, "__name__": f"dbt_model_{model.get('name')}"}
+        removed = clear_orphan_location(spark, model.get("schema"), model.get("alias"))
+        if removed:
+            print(
+                f"table_diff: removed {removed}: files of an interrupted write of "
+                f"{model.get('schema')}.{model.get('alias')} with no table in the catalog",
+                file=sys.stderr,
+            )
         sc = spark.sparkContext
         sc.setJobDescription(f"dbt model {model.get('unique_id', model.get('name'))}")
         try:

@@ -235,6 +235,29 @@ def test_failure_during_write_leaves_no_partial_table(dbt_project_factory, tmp_p
     assert leftovers == [], f"partial output left in {table_dir}: {leftovers}"
 
 
+@pytest.mark.slow
+def test_files_of_an_interrupted_write_do_not_block_the_next_build(dbt_project_factory, tmp_path):
+    """A build killed between the files and the catalog entry leaves files at the managed location
+    and no table. Spark refuses to create the table there (what the killed-run test met); the
+    plugin removes such an orphan before the model writes, and the build succeeds."""
+    project = dbt_project_factory(
+        "py_orphan", {"models/orphan_model.py": OK_MODEL}, root=tmp_path / "project"
+    )
+    spark = project.spark
+    spark.sql(f"create schema if not exists `{project.schema}`")
+    spark.sql(f"drop table if exists `{project.schema}`.orphan_model")
+    orphan = _table_dir(project, "orphan_model")
+    spark.range(3).write.mode("overwrite").parquet(str(orphan))
+    assert any(orphan.glob("*.parquet"))
+    with pytest.raises(Exception, match="LOCATION_ALREADY_EXISTS"):
+        spark.range(1).write.format("parquet").saveAsTable(f"`{project.schema}`.orphan_model")
+
+    run = project.run("run").assert_success()
+
+    assert run.status("orphan_model") == "success"
+    assert project.rows("orphan_model") == [(1,)]
+
+
 # --------------------------------------------------------------------------------------------------
 # (d) apply_default_file_format, unit level
 # --------------------------------------------------------------------------------------------------
