@@ -122,7 +122,7 @@
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endset %}
   {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
-  {% do table_diff._cache_view(view, rows_sql) %}
+  {% do table_diff.cache_view(view, rows_sql) %}
   {% set counts = {'added': 0, 'deleted': 0, 'modified': 0, 'duplicate_key': 0} %}
   {% for row in run_query("select diff_type, count(*) from " ~ view ~ " group by diff_type").rows %}
     {% do counts.update({row[0]: row[1] | int}) %}
@@ -155,59 +155,4 @@
         ~ "to differ (e.g. max_diff_rows: " ~ (spec['max_diff_rows'] * 10) ~ "), or fix the drift.") }}
   {% endif %}
   select * from {{ view }}
-{% endmacro %}
-
-
-{#-
-  table_diff.release_cached_views: uncache and drop the temporary views table_diff cached in this
-  session (`td_cache_*`: a failing no_drift test's rows, a dense row diff's differing keys). Runs
-  as the package's on-run-end hook, after every node has read its view; without it a long-lived
-  session (an embedded SparkSession, a Thrift connection) keeps them in memory, and Spark's cache
-  manager serves the next identical `cache table` from the stale copy instead of recomputing it.
--#}
-{% macro release_cached_views() %}
-  {{ return(adapter.dispatch('release_cached_views', 'table_diff')()) }}
-{% endmacro %}
-
-
-{% macro default__release_cached_views() %}
-  {{ return('') }}
-{% endmacro %}
-
-
-{% macro spark__release_cached_views() %}
-  {% if not execute %}
-    {{ return('') }}
-  {% endif %}
-  {% for row in run_query("show views like 'td_cache_*'") %}
-    {% if row[2] %}
-      {% do run_query("uncache table if exists " ~ table_diff.quote_identifier(row[1])) %}
-      {% do run_query("drop view if exists " ~ table_diff.quote_identifier(row[1])) %}
-    {% endif %}
-  {% endfor %}
-  {{ return('') }}
-{% endmacro %}
-
-
-{% macro _cache_view(view, sql) %}
-  {#- `cache table <view> as <sql>` (eager: the query runs here), with adaptive execution free to
-      coalesce the query's shuffle partitions. Spark keeps a cached plan's output partitioning
-      unless spark.sql.optimizer.canChangeCachedPlanOutputPartitioning is true (false by default
-      in Spark 4.3), so each shuffle of the cached query ran all spark.sql.shuffle.partitions
-      (200) tasks: measured 8-16 s against 2.3-4.7 s for the same 200k-row dense key pass. The
-      cached views are only ever read whole (a broadcast semi join, a count), so their
-      partitioning does not matter. The session's value is restored afterwards; if the query
-      fails, dbt stops the model with the error and the setting stays true for the session.
-      Only on dbt-spark (session, thrift, http, odbc): Databricks SQL warehouses take `set` only
-      for their own short list of parameters, not Spark SQL confs, so on the databricks adapter the
-      statement runs as it is. -#}
-  {% if target.type != 'spark' %}
-    {% do run_query('cache table ' ~ view ~ ' as ' ~ sql) %}
-    {{ return(none) }}
-  {% endif %}
-  {% set conf = 'spark.sql.optimizer.canChangeCachedPlanOutputPartitioning' %}
-  {% set previous = run_query('set ' ~ conf).rows[0][1] %}
-  {% do run_query('set ' ~ conf ~ '=true') %}
-  {% do run_query('cache table ' ~ view ~ ' as ' ~ sql) %}
-  {% do run_query('set ' ~ conf ~ '=' ~ previous) %}
 {% endmacro %}

@@ -84,31 +84,13 @@
 
 
 {% macro _check_table_filter(macro_name, table_filter, relations) %}
-  {#-
-    Check a table_filter against each relation before any scan (execute time only): the analysed
-    plan of `select 1 from <rel> where <filter>`, no data read. `explain execute immediate '<sql>'`
-    (not a plain `explain <sql>`): the inner statement is parsed during analysis, so a syntax error
-    of the filter comes back, like an unknown column or a type error, as output rows
-    ("Error occurred during query planning: " then Spark's message and the plan) instead of
-    raising with the position in the compiled SQL. Fails with Spark's first line, without the
-    SQLSTATE and position noise.
-  -#}
+  {#- Check a table_filter against each relation before any scan (execute time only): the plan of
+      `select 1 from <rel> where <filter>` (`explain_error`: no data read). Fails with the
+      warehouse's reason. -#}
   {% if table_filter is none %}{{ return(none) }}{% endif %}
   {% for rel in relations %}
-    {% set probe = 'select 1 from ' ~ rel ~ ' where ' ~ table_diff._filter_predicate(table_filter) %}
-    {% set res = run_query('explain execute immediate ' ~ table_diff._sql_string(probe)) %}
-    {% set lines = [] %}
-    {% for row in res.rows %}{% do lines.extend((row[0] | string).split('\n')) %}{% endfor %}
-    {% set text = lines | join('\n') %}
-    {% set marker = 'Error occurred during query planning:' %}
-    {% if marker in text %}
-      {% set ns = namespace(reason='') %}
-      {% for line in text.split(marker, 1)[1].split('\n') %}
-        {% if ns.reason == '' and line | trim != '' %}{% set ns.reason = line | trim %}{% endif %}
-      {% endfor %}
-      {% set reason = modules.re.sub('^[a-zA-Z0-9_.]*(Exception|Error): ', '', ns.reason) %}
-      {% set reason = modules.re.sub('\\s*SQLSTATE: [0-9A-Z]+.*$', '', reason) %}
-      {% set reason = modules.re.sub('[;.]?\\s*$', '', reason) %}
+    {% set reason = table_diff.explain_error('select 1 from ' ~ rel ~ ' where ' ~ table_diff._filter_predicate(table_filter)) %}
+    {% if reason is not none %}
       {{ exceptions.raise_compiler_error(
           "table_diff." ~ macro_name ~ ": invalid table_filter '" ~ table_filter ~ "' on " ~ rel ~ ": " ~ reason
           ~ ". Expected a SQL boolean expression over columns of every side; it is applied as `where (<table_filter>)` to "

@@ -38,23 +38,16 @@
 {% endmacro %}
 
 
-{% macro _storage_probe_ok(relation) %}
-  {#- Whether `relation` exposes `_metadata` (file sources: parquet, Delta, ORC, ...): EXPLAIN
-      reports an analysis error as text instead of raising, and reads no data. -#}
-  {% set plan = run_query("explain select _metadata.file_modification_time from " ~ relation).rows %}
-  {{ return(plan | length > 0 and not (plan[0][0] | string).startswith('Error occurred')) }}
-{% endmacro %}
-
-
 {% macro _changed_sides(macro_name, spec, relations, rows_at_start, started_at) %}
   {#- Sides whose table moved since `started_at`: {side: true|false|none}, none where the
-      relation has no `_metadata` (a view, a non-file source), which is logged. One count-like
+      relation has no file metadata (`file_modified_at`: a view, a non-file source), which is logged. One count-like
       query over both sides: row count (after table_filter) and the newest data file. -#}
   {% set checked = {} %}
   {% set parts = [] %}
   {% for side, relation in relations.items() %}
-    {% if table_diff._storage_probe_ok(relation) %}
-      {% do parts.append("select '" ~ side ~ "' as side, count(*) as n, max(_metadata.file_modification_time) >= timestamp "
+    {% set modified_at = table_diff.file_modified_at(relation) %}
+    {% if modified_at %}
+      {% do parts.append("select '" ~ side ~ "' as side, count(*) as n, max(" ~ modified_at ~ ") >= timestamp "
           ~ table_diff._sql_string(started_at) ~ " as newer from " ~ relation ~ " " ~ table_diff._where(spec)) %}
     {% else %}
       {% do checked.update({side: none}) %}

@@ -174,7 +174,7 @@
       The rows of changed leaves, all sides in one union filtered by ONE inner join (a semi join
       would be pushed into each union branch, repeating the signature subquery per side).
     -#}
-    select /*+ broadcast(d) */ u.*
+    select {{ table_diff.broadcast_hint(['d']) }} u.*
     from (
       {% for side in sides %}
       select

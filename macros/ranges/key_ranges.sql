@@ -73,25 +73,3 @@
     from td_leaves
   {% endif %}
 {% endmacro %}
-
-
-{% macro _range_leaves_sql(spec, larger, larger_side, layout) %}
-  {#- (leaf_id, lower_bound): leaf 0 open below; leaf i >= 1 starts at the i-th distinct tile minimum. -#}
-  {%- set key_type = table_diff._key_type(spec) -%}
-  select cast(0 as int) as leaf_id, cast(null as {{ key_type }}) as lower_bound
-  union all
-  select cast(row_number() over (order by lower_bound) as int) as leaf_id, lower_bound
-  from (
-    select distinct tile_min as lower_bound
-    from (
-      select min(k) as tile_min
-      from (
-        select k, ntile({{ layout['leaf_count'] }}) over (order by k) as tile
-        from ({{ table_diff._key_sample_sql(spec, larger, larger_side, layout) }}) as sampled
-        where k is not null
-      ) as tiles
-      where tile > 1
-      group by tile
-    ) as tile_mins
-  ) as bounds
-{% endmacro %}

@@ -163,9 +163,10 @@ def _build_pairs(
     return project.run(*args).assert_success()
 
 
-# The row diff's two paths (macros/diff/row_diff.sql): full rows of the selected leaves joined
-# directly (with the selected leaves also as key-range predicates where few runs of them are, as by
-# default here, or never), or the differing keys found first on a narrow (key, hash) projection,
+# The row diff's two paths (macros/diff/row_diff.sql, macros/internal/_row_diff.sql): full rows of
+# the selected leaves joined directly (with the selected leaves also as key-range predicates where
+# few runs of them are, as by default here, or never), or the differing keys found first on a
+# narrow (key, hash) projection,
 # then their rows fetched by a broadcast semi join (or, over the broadcast limit, joined in full).
 ROW_FETCH_PATHS = [
     {"table_diff_dense_leaf_share": 2.0},

@@ -204,8 +204,8 @@ def test_failing_tests_release_their_cached_rows(test_run, drift_project):
     spark = drift_project.spark
     assert spark.sql("show views like 'td_cache_*'").collect() == []
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
-    # _cache_view lets adaptive execution coalesce the cached query's shuffles for that statement
-    # only: the session's setting (false by default) is back afterwards.
+    # cache_view (macros/dialect/) lets adaptive execution coalesce the cached query's shuffles for
+    # that statement only: the session's setting (false by default) is back afterwards.
     conf = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
     assert spark.conf.get(conf) == "false"
 

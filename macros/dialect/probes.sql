@@ -1,0 +1,59 @@
+{#- Questions the warehouse answers without reading data: is a SQL statement valid, and which file
+    holds a row (for the concurrent-write check of ADR 0011). -#}
+
+{% macro explain_error(sql) %}
+  {{ return(adapter.dispatch('explain_error', 'table_diff')(sql)) }}
+{% endmacro %}
+
+
+{% macro default__explain_error(sql) %}
+  {{ return(table_diff._not_implemented('explain_error')) }}
+{% endmacro %}
+
+
+{% macro spark__explain_error(sql) %}
+  {#-
+    The analysed plan of `sql`, no data read. `explain execute immediate '<sql>'` (not a plain
+    `explain <sql>`): the inner statement is parsed during analysis, so a syntax error comes back,
+    like an unknown column or a type error, as output rows ("Error occurred during query planning: "
+    then Spark's message and the plan) instead of raising with the position in the compiled SQL.
+    Returns Spark's first line of the error, without the exception class, SQLSTATE and position
+    noise, or none when the statement is valid.
+  -#}
+  {% set res = run_query('explain execute immediate ' ~ table_diff._sql_string(sql)) %}
+  {% set lines = [] %}
+  {% for row in res.rows %}{% do lines.extend((row[0] | string).split('\n')) %}{% endfor %}
+  {% set text = lines | join('\n') %}
+  {% set marker = 'Error occurred during query planning:' %}
+  {% if marker not in text %}{{ return(none) }}{% endif %}
+  {% set ns = namespace(reason='') %}
+  {% for line in text.split(marker, 1)[1].split('\n') %}
+    {% if ns.reason == '' and line | trim != '' %}{% set ns.reason = line | trim %}{% endif %}
+  {% endfor %}
+  {% set reason = modules.re.sub('^[a-zA-Z0-9_.]*(Exception|Error): ', '', ns.reason) %}
+  {% set reason = modules.re.sub('\\s*SQLSTATE: [0-9A-Z]+.*$', '', reason) %}
+  {{ return(modules.re.sub('[;.]?\\s*$', '', reason)) }}
+{% endmacro %}
+
+
+{% macro file_modified_at(relation) %}
+  {{ return(adapter.dispatch('file_modified_at', 'table_diff')(relation)) }}
+{% endmacro %}
+
+
+{% macro default__file_modified_at(relation) %}
+  {#- No portable way to ask: the write check is skipped (and logged) for every relation. -#}
+  {{ return(none) }}
+{% endmacro %}
+
+
+{% macro spark__file_modified_at(relation) %}
+  {#- `_metadata.file_modification_time` when `relation` exposes `_metadata` (file sources:
+      parquet, Delta, ORC, ...), else none. Asked with EXPLAIN, which reports an analysis error as
+      text instead of raising, and reads no data. -#}
+  {% set plan = run_query("explain select _metadata.file_modification_time from " ~ relation).rows %}
+  {% if plan | length > 0 and not (plan[0][0] | string).startswith('Error occurred') %}
+    {{ return('_metadata.file_modification_time') }}
+  {% endif %}
+  {{ return(none) }}
+{% endmacro %}

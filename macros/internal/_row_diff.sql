@@ -1,0 +1,285 @@
+{#- The row fetch shared by the pair's row diff (diff/) and no_drift (drift/): its tuning vars, the
+    dense path's differing keys, the CTEs that pair the rows of selected leaves, the output shape. -#}
+
+{% macro _dense_leaf_share(macro_name='row_diff') %}
+  {#- Share of leaves selected from which the row diff first finds the differing keys on a narrow
+      (key, row hash) projection, then fetches only their rows. Default 0.5: at 10M rows and 1%
+      drift (every leaf selected) the row diff took 40 s this way against 45 s joining the full
+      rows; with few leaves selected the full-row join of those leaves reads less (ADR 0007). The
+      var `table_diff_dense_leaf_share` overrides it (0 = always, 2 = never); the property test
+      runs every path. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_dense_leaf_share', 0.5, 0)) }}
+{% endmacro %}
+
+
+{% macro _broadcast_key_limit(macro_name='row_diff') %}
+  {#- Most differing keys the row fetch broadcasts; above it, the full rows are joined as usual.
+      The var `table_diff_broadcast_key_limit` overrides it. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_broadcast_key_limit', 1000000, 0, whole=true)) }}
+{% endmacro %}
+
+
+{% macro _key_range_limit(macro_name='row_diff') %}
+  {#- Most runs of contiguous selected leaves the row fetch also states as key-range
+      predicates (ADR 0010); var `table_diff_key_range_limit`, 0 = never. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_key_range_limit', 8, 0, whole=true)) }}
+{% endmacro %}
+
+
+{% macro _leaf_filter_cte(selected_leaves, leaf_count) %}
+  {#- The CTE of selected leaves rows are filtered by, or none when every leaf is selected: then no
+      row needs its leaf (the leaf search is the dearest expression of the pass). -#}
+  {{ return(none if selected_leaves >= leaf_count else 'td_leaves') }}
+{% endmacro %}
+
+
+{% macro _narrow_key(spec, key_sql) %}
+  {#- The key as the dense path's narrow pass joins it: a single key column raw (a NULL key never
+      matches, so its rows always count as differing and are fetched by a null-safe semi join);
+      a composite key as a struct, whose equality is null-safe field by field. Sorting and hashing
+      a raw bigint is far cheaper than a struct (ADR 0007). -#}
+  {{ return(key_sql if spec['key'] | length == 1 else "named_struct('k', " ~ key_sql ~ ")") }}
+{% endmacro %}
+
+
+{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves, key_filter=none) %}
+  {#-
+    Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
+    and nothing runs): one narrow pass (key, row hash, per-key row count; one shuffle of a few
+    bytes per row) finds the keys whose rows differ in the selected leaves, cached in a temporary
+    view (released by the package's on-run-end hook). Returns the view's name, or none when more
+    than `_broadcast_key_limit()` keys differ (the view is released at once and the rows are
+    joined in full, as for sparse drift).
+    `ranges_from`: the ranges as a FROM item (a relation, or `(query) as name`); `leaves_query`: a
+    query of the selected `leaf_id`s; `key_filter`: the same leaves as key ranges, or none
+    (`_selected_key_ranges`). The view's query has no WITH clause on purpose: Spark does not
+    substitute a cached view defined with CTEs into a query that has its own (the row diff's), and
+    would silently recompute the narrow pass once per side.
+  -#}
+  {% set leaf_count = plan['leaf_count'] %}
+  {% if selected_leaves < leaf_count * table_diff._dense_leaf_share() %}
+    {{ return(none) }}
+  {% endif %}
+  {%- set filtered = table_diff._leaf_filter_cte(selected_leaves, leaf_count) is not none -%}
+  {% set keys_sql %}
+    select distinct coalesce(s.__td_jk, t.__td_jk) as __td_jk
+    {%- for side, relation in [('source', source), ('target', target)] %}
+    {{ 'from' if loop.first else 'full outer join' }} (
+      select
+        __td_jk,
+        __td_h1,
+        count(*) over (
+          partition by __td_jk order by __td_jk rows between unbounded preceding and unbounded following
+        ) as __td_n
+      from (
+        select {{ table_diff._leaf_hint(plan) if filtered }}
+          {{ table_diff._narrow_key(spec, '__td_k') }} as __td_jk,
+          {{ table_diff.row_fingerprint(table_diff._fingerprint_inputs(spec, side), 'a') }} as __td_h1
+        from (
+          select *, {{ table_diff._key_expr(spec, side) }} as __td_k
+          from {{ relation }}
+          {{ table_diff._where(spec) }}
+        ) as r
+        {%- if filtered %}
+        {{ table_diff.leaf_join(plan, '(' ~ table_diff.leaf_table_sql(spec, ranges_from, plan) ~ ')', 'r.__td_k') }}
+        where {{ table_diff.leaf_expr(spec, '__td_k', plan) }} in ({{ leaves_query }})
+        {%- if key_filter %}
+          and ({{ key_filter }})
+        {%- endif %}
+        {%- endif %}
+      ) as x
+    ) as {{ 's' if loop.first else 't' }}
+    {%- endfor %}
+      on s.__td_jk = t.__td_jk and s.__td_n = 1 and t.__td_n = 1
+    where s.__td_jk is null or t.__td_jk is null or s.__td_h1 != t.__td_h1
+  {% endset %}
+  {% set view = 'td_cache_keys_' ~ local_md5(source ~ target ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
+  {% do table_diff.cache_view(view, keys_sql) %}
+  {% set n = run_query("select count(*) from " ~ view).rows[0][0] | int %}
+  {% do log("table_diff: " ~ source ~ " vs " ~ target ~ ": " ~ n ~ " keys differ (found on the key/hash projection of the selected leaves)", info=false) %}
+  {% if n > table_diff._broadcast_key_limit() %}
+    {% do table_diff.drop_cached_view(view) %}
+    {{ return(none) }}
+  {% endif %}
+  {{ return(view) }}
+{% endmacro %}
+
+
+{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none, key_filter=none) %}
+  {#-
+    Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
+    `leaves_cte`: the CTE of the selected leaves, or none when every leaf is selected.
+    Each side's rows of the selected leaves (one scan each; a column's normalised value travels
+    only when it differs from the stored one) get their key's row count and a row number (one
+    window per side, partitioned by the key), then a null-safe full outer join on the key pairs them. Keys stored once on both sides are
+    added / deleted / compared column by column. A key stored more than once on a side is reported
+    row by row (`duplicate_key`): such rows only join a side that holds the key once, so the join
+    never multiplies duplicates, and the single row is emitted once (next to row number 1).
+    One `inline` emits up to three output rows per joined row, so no CTE is read twice.
+    Keys join as `named_struct('k', key)`: struct equality is null-safe field by field, and the
+    window and the join then share one hash partitioning (`<=>` would shuffle every row twice).
+    With `keys_relation` (the differing keys, from `_cache_differing_keys`) only rows with those
+    keys are fetched, by a broadcast semi join instead of the leaf search. `key_filter`: the
+    selected leaves as key ranges (`_selected_key_ranges`), added to either filter (it is implied
+    by both; stated so that the parquet reader can skip row groups).
+  -#}
+  {%- set composite = spec['key'] | length > 1 -%}
+  {%- for side in ['source', 'target'] %}
+  td_{{ side }}_rows as (
+    select
+      __td_k,
+      __td_jk,
+      {%- for c in spec['columns'] %}
+      {%- set v = table_diff._normalised_expr(c, side) %}
+      {%- if v != table_diff._col_ref(c['name']) %}
+      {{ v }} as __td_v{{ loop.index }},
+      {%- endif %}
+      {{ table_diff._col_ref(c['name']) }} as __td_r{{ loop.index }},
+      {%- endfor %}
+      count(*) over (
+        partition by __td_jk order by __td_jk rows between unbounded preceding and unbounded following
+      ) as __td_n,
+      row_number() over (partition by __td_jk order by __td_jk) as __td_rn
+    from (
+      {%- if keys_relation %}
+      select {{ table_diff.broadcast_hint(['td_dk']) }} x.*, named_struct('k', x.__td_k) as __td_jk
+      from {{ side }}_leafed as x
+      left semi join {{ keys_relation }} as td_dk on {{ table_diff._narrow_key(spec, 'x.__td_k') }} <=> td_dk.__td_jk
+      {%- if key_filter %}
+      where ({{ key_filter }})
+      {%- endif %}
+      {%- else %}
+      select *, named_struct('k', __td_k) as __td_jk
+      from {{ side }}_leafed
+      {%- if leaves_cte %}
+      where __td_leaf in (select leaf_id from {{ leaves_cte }})
+      {%- if key_filter %}
+        and ({{ key_filter }})
+      {%- endif %}
+      {%- endif %}
+      {%- endif %}
+    ) as x
+  ),
+  {% endfor %}
+
+  td_joined as (
+    select
+      coalesce(s.__td_k, t.__td_k) as __td_k,
+      s.__td_n as __td_sn,
+      t.__td_n as __td_tn,
+      s.__td_rn as __td_srn,
+      t.__td_rn as __td_trn,
+      array_compact(array(
+        {%- for c in spec['columns'] %}
+        if({{ table_diff._joined_value(c, 'source', 's', loop.index) }} <=> {{ table_diff._joined_value(c, 'target', 't', loop.index) }}, null, {{ table_diff._sql_string(c['name']) }}),
+        {%- endfor %}
+        cast(null as string)
+      )) as __td_changed
+      {%- for c in spec['columns'] %},
+      s.__td_r{{ loop.index }} as __td_s{{ loop.index }},
+      t.__td_r{{ loop.index }} as __td_t{{ loop.index }}
+      {%- endfor %}
+    from td_source_rows as s
+    full outer join td_target_rows as t
+      on s.__td_jk = t.__td_jk and (s.__td_n = 1 or t.__td_n = 1)
+    {#- Rows stored once on both sides with every value equal emit nothing: drop them before
+        the output arrays are built (at dense drift nearly every joined row is one). #}
+    where s.__td_n is null or t.__td_n is null or s.__td_n > 1 or t.__td_n > 1
+      or not (
+        {%- for c in spec['columns'] %}
+        {{ 'and ' if not loop.first }}{{ table_diff._joined_value(c, 'source', 's', loop.index) }} <=> {{ table_diff._joined_value(c, 'target', 't', loop.index) }}
+        {%- else %}
+        true
+        {%- endfor %}
+      )
+  ),
+
+
+  td_emitted as (
+    select
+      __td_k,
+      inline(array_compact(array(
+        if(
+          coalesce(__td_sn, 0) <= 1 and coalesce(__td_tn, 0) <= 1
+          and (__td_sn is null or __td_tn is null or size(__td_changed) > 0),
+          {{ table_diff._row_diff_out(spec, "case when __td_sn is null then 'added' when __td_tn is null then 'deleted' else 'modified' end",
+                  "case when __td_sn is null then 'target' when __td_tn is null then 'source' else 'both' end",
+                  "if(__td_sn is null or __td_tn is null, cast(array() as array<string>), __td_changed)", true, true) }},
+          null
+        ),
+        if(
+          __td_sn > 1 or (__td_sn = 1 and __td_tn > 1 and __td_trn = 1),
+          {{ table_diff._row_diff_out(spec, "'duplicate_key'", "'source'", "cast(array() as array<string>)", true, false) }},
+          null
+        ),
+        if(
+          __td_tn > 1 or (__td_tn = 1 and __td_sn > 1 and __td_srn = 1),
+          {{ table_diff._row_diff_out(spec, "'duplicate_key'", "'target'", "cast(array() as array<string>)", false, true) }},
+          null
+        )
+      )))
+    from td_joined
+  ),
+
+  td_diff as (
+    select
+      {%- for k in spec['key'] %}
+      {{ ('__td_k.k' ~ loop.index) if composite else '__td_k' }} as __td_key{{ loop.index }},
+      {%- endfor %}
+      diff_type,
+      side,
+      changed_columns
+      {%- for c in spec['columns'] %},
+      s{{ loop.index }} as __td_s{{ loop.index }},
+      t{{ loop.index }} as __td_t{{ loop.index }}
+      {%- endfor %}
+    from td_emitted
+  )
+{% endmacro %}
+
+
+{% macro _joined_value(col, side, alias, index) %}
+  {#- A compared column of `td_<side>_rows` as compared: normalised (`__td_v<i>`) where that differs from the stored value (`__td_r<i>`). -#}
+  {{ return(alias ~ '.__td_' ~ ('v' if table_diff._normalised_expr(col, side) != table_diff._col_ref(col['name']) else 'r') ~ index) }}
+{% endmacro %}
+
+
+{% macro _row_diff_out(spec, diff_type, side, changed, src, tgt) %}
+  {#- One output row of the row diff as a struct (all branches share its type): source values from
+      `__td_s<i>` when `src`, target values from `__td_t<i>` when `tgt`, NULLs of the side's type otherwise. -#}
+  named_struct(
+    'diff_type', {{ diff_type }}, 'side', {{ side }}, 'changed_columns', {{ changed }}
+    {%- for c in spec['columns'] %},
+    's{{ loop.index }}', {{ ('__td_s' ~ loop.index) if src else ('cast(null as ' ~ c['source_type'] ~ ')') }},
+    't{{ loop.index }}', {{ ('__td_t' ~ loop.index) if tgt else ('cast(null as ' ~ c['target_type'] ~ ')') }}
+    {%- endfor %}
+  )
+{% endmacro %}
+
+
+{% macro _row_diff_select(spec, diff_cte) %}
+  {#- Final projection with user-facing names; `diff_cte` none = an empty table of the same shape. -#}
+  select
+    {%- for k in spec['key'] %}
+    {{ ('__td_key' ~ loop.index) if diff_cte else ('cast(null as ' ~ k['type'] ~ ')') }} as {{ table_diff.quote_identifier(k['name']) }},
+    {%- endfor %}
+    {{ 'diff_type' if diff_cte else 'cast(null as string)' }} as diff_type,
+    {{ 'side' if diff_cte else 'cast(null as string)' }} as side,
+    {{ 'changed_columns' if diff_cte else 'cast(null as array<string>)' }} as changed_columns
+    {%- for c in spec['columns'] %},
+    {{ ('__td_s' ~ loop.index) if diff_cte else ('cast(null as ' ~ c['source_type'] ~ ')') }} as {{ table_diff.quote_identifier('source__' ~ c['name']) }},
+    {{ ('__td_t' ~ loop.index) if diff_cte else ('cast(null as ' ~ c['target_type'] ~ ')') }} as {{ table_diff.quote_identifier('target__' ~ c['name']) }}
+    {%- endfor %}
+    {%- if spec.get('run_id') %},
+    {#- A pair's row diff (not no_drift's rows): stamped with the pair's run (ADR 0011). -#}
+    {{ table_diff._sql_string(spec['run_id']) }} as run_id
+    {%- endif %}
+  {% if diff_cte %}
+  from {{ diff_cte }}
+  order by
+    {%- for k in spec['key'] %} __td_key{{ loop.index }},{% endfor %} diff_type, side
+  limit {{ spec['max_diff_rows'] }}
+  {% else %}
+  where false
+  {% endif %}
+{% endmacro %}

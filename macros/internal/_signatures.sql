@@ -1,0 +1,90 @@
+{#- Signatures shared by the pair's block pass (blocks/), no_drift (drift/) and the row diff's fetch
+    (diff/): the per-leaf CTEs, the whole-table signature and the overflow-safe sums they compare. -#}
+
+{% macro _whole_signature_sql(spec, source, target) %}
+  {#- One row per side shaped like a leaf's (`leaf_id` NULL) over the whole filtered table: one
+      ungrouped pass. The pair's quick check and no_drift's both compare exactly these. An empty
+      side has n_rows 0 and sums 0. -#}
+  {%- for side, relation in [('source', source), ('target', target)] %}
+    {{ 'union all' if not loop.first }}
+    select
+      '{{ side }}' as side,
+      cast(null as int) as leaf_id,
+      count(*) as n_rows,
+      count(*) as n_keys,
+      count_if(__td_null_key) as n_null_key_rows,
+      {{ table_diff._hash_sums(empty_as_zero=true) }}
+    from (
+      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+      select
+        {{ table_diff._null_key_expr(spec) }} as __td_null_key,
+        {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
+        {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+      from {{ relation }}
+      {{ table_diff._where(spec) }}
+    ) as r
+  {%- endfor %}
+{%- endmacro %}
+
+
+{% macro _block_hashes_ctes(spec, source, target, ranges, plan, gate=none) %}
+  {#- A pair's block CTEs: `_side_blocks_ctes` of its source and target. -#}
+  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, gate)) }}
+{% endmacro %}
+
+
+{% macro _side_blocks_ctes(spec, relations, ranges, plan, gate=none) %}
+  {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures)
+      for each [side, relation] of `relations`: two for a pair, three for a merge (ADR 0014), all on
+      one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`). `gate`: a CTE of at most one
+      row the rows are cross joined to (broadcast), so that no row is read when it is empty. -#}
+  {{ table_diff._bounds_ctes(spec, ranges, plan) }},
+  {% for side, relation in relations %}
+  {{ side }}_leafed as (
+    select {{ table_diff._leaf_hint(plan, gate) }}
+      r.*,
+      {{ table_diff.leaf_expr(spec, '__td_k', plan) }} as __td_leaf,
+      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+      {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
+      {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+    from (
+      select *, {{ table_diff._key_expr(spec, side) }} as __td_k
+      from {{ relation }}
+      {{ table_diff._where(spec) }}
+    ) as r
+    {{ table_diff.leaf_join(plan, 'td_bounds', 'r.__td_k') }}
+    {%- if gate %}
+    cross join {{ gate }}
+    {%- endif %}
+  ),
+
+  {{ side }}_blocks as (
+    select
+      '{{ side }}' as side,
+      cast(__td_leaf as int) as leaf_id,
+      count(*) as n_rows,
+      {#- Distinct keys cost a shuffle of every key: only when asked. Otherwise duplicates are
+          found by the row diff, in the blocks whose signatures differ. -#}
+      {{ "count(distinct named_struct('k', __td_k))" if spec.get('check_duplicate_keys') else 'count(*)' }} as n_keys,
+      count_if({{ table_diff._null_key_expr(spec) }}) as n_null_key_rows,
+      {{ table_diff._hash_sums() }}
+    from {{ side }}_leafed
+    group by __td_leaf
+  ){{ ',' if not loop.last }}
+  {% endfor %}
+{% endmacro %}
+
+
+{% macro _hash_sums(empty_as_zero=false) %}
+  {#- The signature sums over `__td_h1` / `__td_h2`: high and low 32 bits summed separately, exact
+      up to 2^31 rows under ANSI on or off. Shared by the block signatures and no_drift's
+      whole-table signature, so both compare exactly the same quantities. -#}
+  {%- set sums = [] -%}
+  {%- for h in ['h1', 'h2'] -%}
+    {%- set high, low = table_diff.hash_halves('__td_' ~ h) -%}
+    {%- do sums.extend([(h ~ '_hi', high), (h ~ '_lo', low)]) -%}
+  {%- endfor -%}
+  {%- for name, expr in sums %}
+      {{ ('coalesce(sum(' ~ expr ~ '), 0)') if empty_as_zero else ('sum(' ~ expr ~ ')') }} as {{ name }}{{ ',' if not loop.last }}
+  {%- endfor %}
+{%- endmacro %}
