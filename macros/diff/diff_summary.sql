@@ -106,12 +106,12 @@
     {{ spec['max_diff_rows'] }} as max_diff_rows,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as max_diff_rows_reached,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as is_partial,
-    (diffs.diff_rows = 0 and units.units_mismatched = 0 and not {{ moved }}) as is_identical,
+    (diffs.diff_rows = 0 and units.units_mismatched = 0 and not {{ 'true' if moved else 'false' }}) as is_identical,
     {%- for side in ['source', 'target'] %}
-    {{ 'cast(null as boolean)' if changed[side] is none else changed[side] }} as {{ side }}_changed_during_run,
+    {{ 'cast(null as boolean)' if changed[side] is none else ('true' if changed[side] else 'false') }} as {{ side }}_changed_during_run,
     {%- endfor %}
     case
-      when {{ moved }} then 'changed_during_run'
+      when {{ 'true' if moved else 'false' }} then 'changed_during_run'
       when units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }} then 'partial'
       else 'complete'
     end as status,
