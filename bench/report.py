@@ -94,6 +94,11 @@ def report(
         f"Command: `{' '.join(args.argv)}`",
         "",
         "Seconds: median of the repetitions (min-max); [ratio to the floor of the same session].",
+        *(
+            ["No warm-up run (--no-warmup): the first timed run of each approach is its first."]
+            if getattr(args, "no_warmup", False)
+            else []
+        ),
         "Timed once (first repetition, no warm-up): "
         f"{', '.join(a for a in args.once if a in args.approaches) or 'none'}.",
         "Every timed result was checked against the generator's truth.",

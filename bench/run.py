@@ -38,7 +38,7 @@ and ours), ``floor3`` (base, ours and theirs), ``join`` and ``table_diff`` (the 
 ``join3`` (a hand-written three-way full outer join classifying every key) and ``merge``
 (``dbt run`` of the scaffolded merge pipeline up to ``NAME__merge_summary``, per-model seconds
 recorded). Each is checked against the generator's exact truth (counts per merge status and
-conflict type; the merged table's row count in the untimed warm-up).
+conflict type; the merged table's row count, untimed, after the timed runs).
 
 Every result is checked against the generator's truth (rows per side; added / deleted / modified)
 and a wrong answer stops the run. The parent writes ``results.md``, ``results.json`` and
@@ -219,7 +219,12 @@ def run_child(args: argparse.Namespace, spark=None) -> dict[str, Any]:
         check("join3", got, want_merge(p, unchanged=True))
         return {}
 
-    def run_merge(p: dict[str, Any], check_merged: bool = False) -> dict[str, Any]:
+    def check_merged(p: dict[str, Any]) -> None:
+        """Untimed, after the timed runs: the merged table of the last merge run, its rows."""
+        n = spark.table(f"{PAIR_SCHEMA}.{merge_name(p['k_spec'])}__merged").count()
+        check("merge (merged rows)", {"merged": n}, {"merged": p["merged_rows"]})
+
+    def run_merge(p: dict[str, Any]) -> dict[str, Any]:
         name = merge_name(p["k_spec"])
         models = dbt.run(f"+{name}__merge_summary")
         s = spark.table(f"{PAIR_SCHEMA}.{name}__merge_summary").first().asDict()
@@ -236,9 +241,6 @@ def run_child(args: argparse.Namespace, spark=None) -> dict[str, Any]:
                 "constraint_violations": 0,
             },
         )
-        if check_merged:  # untimed (warm-up): the merged table's rows
-            n = spark.table(f"{PAIR_SCHEMA}.{name}__merged").count()
-            check("merge (merged rows)", {"merged": n}, {"merged": p["merged_rows"]})
         return {"models": {m.split("__", 1)[1]: round(v, 3) for m, v in models.items()}}
 
     def want_rows(p: dict[str, Any]) -> dict[str, int]:
@@ -348,12 +350,10 @@ def run_child(args: argparse.Namespace, spark=None) -> dict[str, Any]:
     extra: dict[tuple[str, str], list[dict[str, Any]]] = {}
     # Warm-up (JIT, dbt's first connection), untimed: every approach once on the first pair, but
     # those timed once (--once: the slow third-party ones), which run after the others warmed up.
+    # --no-warmup: none (a single repetition at a size where a warm-up costs too much).
     for a in order:
-        if a not in args.once:
-            if a == "merge":
-                run_merge(pairs[0], check_merged=True)
-            else:
-                runners[a](pairs[0])
+        if a not in args.once and not args.no_warmup:
+            runners[a](pairs[0])
     reps = args.slow_reps if args.slow_rows and rows >= args.slow_rows else args.reps
     for rep in range(reps):
         rotated = order[rep % len(order) :] + order[: rep % len(order)]
@@ -369,8 +369,12 @@ def run_child(args: argparse.Namespace, spark=None) -> dict[str, Any]:
                     f"  rows={rows} k={p['k_spec']} {a}: {times[(p['k_spec'], a)][-1]:.2f}s",
                     flush=True,
                 )
+    if "merge" in order:
+        for p in pairs:
+            check_merged(p)
     result = {
         "rows": rows,
+        "warmup": not args.no_warmup,
         "generated_s": round(generated_s, 1),
         "pairs": [
             {
@@ -532,6 +536,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=_approaches,
         default=["except_all", "datacompy"],
         help="approaches timed in the first repetition only, without warm-up (slow ones)",
+    )
+    ap.add_argument(
+        "--no-warmup",
+        action="store_true",
+        help="skip the untimed warm-up run of every approach (large sizes, one repetition)",
     )
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--composite", action="store_true", help="key (region string, seq bigint)")
