@@ -139,11 +139,18 @@
 
 
 {% macro _block_hashes_ctes(spec, source, target, ranges, plan, gate=none) %}
-  {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures).
-      `plan`: how rows find their leaf (`_leaf_plan`). `gate`: a CTE of at most one row the rows are
-      cross joined to (broadcast), so that no row is read when it is empty. -#}
+  {#- A pair's block CTEs: `_side_blocks_ctes` of its source and target. -#}
+  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, gate)) }}
+{% endmacro %}
+
+
+{% macro _side_blocks_ctes(spec, relations, ranges, plan, gate=none) %}
+  {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures)
+      for each [side, relation] of `relations`: two for a pair, three for a merge (ADR 0014), all on
+      one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`). `gate`: a CTE of at most one
+      row the rows are cross joined to (broadcast), so that no row is read when it is empty. -#}
   {{ table_diff._bounds_ctes(spec, ranges, plan) }},
-  {% for side, relation in [('source', source), ('target', target)] %}
+  {% for side, relation in relations %}
   {{ side }}_leafed as (
     select {{ table_diff._leaf_hint(plan, gate) }}
       r.*,
@@ -174,7 +181,7 @@
       {{ table_diff._hash_sums() }}
     from {{ side }}_leafed
     group by __td_leaf
-  ){{ ',' if loop.first }}
+  ){{ ',' if not loop.last }}
   {% endfor %}
 {% endmacro %}
 

@@ -6,7 +6,9 @@
 
 
 {% macro _typed_expr(col, side, alias=none) %}
-  {#- The column's value in the common comparison type (a cast only where the side differs). -#}
+  {#- The column's value in the common comparison type (a cast only where the side differs); a
+      typed NULL on a side without the column (a merge's added or dropped column). -#}
+  {%- if col.get(side ~ '_type') is none -%}{{ return('cast(null as ' ~ col['type'] ~ ')') }}{%- endif -%}
   {%- set ref = table_diff._col_ref(col['name'], alias) -%}
   {%- if table_diff._canonical_type(col[side ~ '_type']) != table_diff._canonical_type(col['type']) -%}
     {{ return('cast(' ~ ref ~ ' as ' ~ col['type'] ~ ')') }}

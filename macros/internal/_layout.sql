@@ -1,12 +1,20 @@
 {#- Size estimate (statistics, not a count(*), unless no side can be sized) and the block layout planned from it. -#}
 
 {% macro _plan_pair(spec, source, target) %}
-  {#- Size estimates of both sides (EXPLAINs, no scan), the larger side, and the layout. -#}
-  {% set src_rows, tgt_rows = table_diff._estimate_sides([source, target], spec) %}
-  {% set target_larger = (tgt_rows or 0) > (src_rows or 0) %}
-  {{ return({'larger': target if target_larger else source,
-             'larger_side': 'target' if target_larger else 'source',
-             'layout': table_diff._plan_layout(spec, [src_rows or 1, tgt_rows or 1] | max)}) }}
+  {{ return(table_diff._plan_sides(spec, [['source', source], ['target', target]])) }}
+{% endmacro %}
+
+
+{% macro _plan_sides(spec, relations) %}
+  {#- Size estimates of every [side, relation] (EXPLAINs, no scan), the larger side (the first of
+      equals) whose keys a range layout samples, and the layout planned from its size. -#}
+  {% set rels = [] %}
+  {% for side, relation in relations %}{% do rels.append(relation) %}{% endfor %}
+  {% set ests = table_diff._estimate_sides(rels, spec) %}
+  {% set ns = namespace(best=0) %}
+  {% for e in ests %}{% if (e or 0) > (ests[ns.best] or 0) %}{% set ns.best = loop.index0 %}{% endif %}{% endfor %}
+  {{ return({'larger': relations[ns.best][1], 'larger_side': relations[ns.best][0],
+             'layout': table_diff._plan_layout(spec, (ests | map('default', 1, true) | list + [1]) | max)}) }}
 {% endmacro %}
 
 

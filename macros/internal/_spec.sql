@@ -123,114 +123,17 @@
 
 
 {% macro _resolve_spec(macro_name, source, target, opts, source_arg='source', target_arg='target') %}
-  {#- Warehouse checks (only under execute): columns exist on both sides, types comparable. -#}
-  {% set src_cols = adapter.get_columns_in_relation(source) %}
-  {% set tgt_cols = adapter.get_columns_in_relation(target) %}
-  {% if src_cols | length == 0 %}
-    {{ table_diff._fail(macro_name, source_arg, source, "an existing table or view with columns",
-        "Build or create " ~ source ~ " first (dbt build --select +<model>), or fix the ref()/source().") }}
-  {% endif %}
-  {% if tgt_cols | length == 0 %}
-    {{ table_diff._fail(macro_name, target_arg, target, "an existing table or view with columns",
-        "Build or create " ~ target ~ " first, or fix the ref()/source() passed as " ~ target_arg ~ ".") }}
-  {% endif %}
-
-  {% set key_names = [] %}
-  {% set key = [] %}
-  {% for k in opts['key'] %}
-    {% set s = table_diff._find_column(src_cols, k) %}
-    {% set t = table_diff._find_column(tgt_cols, k) %}
-    {% if s is none or t is none %}
-      {{ table_diff._fail(macro_name, 'primary_key', k, "a column present in both " ~ source ~ " and " ~ target,
-          "Column '" ~ k ~ "' is missing from " ~ (source if s is none else target) ~ "; fix the name or add the column.") }}
-    {% endif %}
-    {#- The exact-key-type rule first: a map, array or struct key has no common type even when both
-        sides agree, and "cast one side" would be the wrong advice. -#}
-    {% for dtype in [s.dtype, t.dtype] %}
-      {% set fam = table_diff._type_family(dtype) %}
-      {% if fam in ['fractional', 'unsupported'] %}
-        {% set lt = table_diff._canonical_type(dtype) %}
-        {% if fam == 'fractional' %}
-          {% set fix = "Floating-point keys do not match reliably; cast the key to decimal or string in a view." %}
-        {% elif lt.startswith('struct') %}
-          {% set fix = "Compare the struct's fields as separate key columns (select " ~ k ~ ".field as " ~ k ~ "_field ... from a view), or to_json(" ~ k ~ ") as the key." %}
-        {% elif lt.startswith('map') or lt.startswith('array') %}
-          {% set fix = "Use to_json(" ~ k ~ ") as the key column of a view over each side (a " ~ lt.split('<')[0] ~ " key cannot be ordered or matched directly)." %}
-        {% else %}
-          {% set fix = "Cast the key to an exact type (integer, decimal, string, date, timestamp) in a view." %}
-        {% endif %}
-        {{ table_diff._fail(macro_name, 'primary_key', k ~ ' ' ~ dtype, "an exact key type (integers, decimals, strings, dates, timestamps)", fix) }}
-      {% endif %}
-    {% endfor %}
-    {% set common = table_diff._common_type(s.dtype, t.dtype) %}
-    {% if common is none %}
-      {{ table_diff._fail(macro_name, 'primary_key', k, "key types that can be compared",
-          "'" ~ k ~ "' is " ~ s.dtype ~ " in " ~ source ~ " and " ~ t.dtype ~ " in " ~ target
-          ~ "; cast one side in a view so both have the same type.") }}
-    {% endif %}
-    {% if k | lower in key_names %}
-      {{ table_diff._fail(macro_name, 'primary_key', k, "each key column once", "Remove the repeated column.") }}
-    {% endif %}
-    {% do key_names.append(k | lower) %}
-    {% do key.append({'name': s.name, 'type': common, 'source_type': s.dtype, 'target_type': t.dtype}) %}
-  {% endfor %}
-
-  {% for n in opts['columns'] + opts['exclude_columns'] + (opts['normalize'].keys() | list) %}
-    {% set arg = 'columns' if n in opts['columns'] else ('exclude_columns' if n in opts['exclude_columns'] else 'normalize') %}
-    {% set s = table_diff._find_column(src_cols, n) %}
-    {% set t = table_diff._find_column(tgt_cols, n) %}
-    {% if (arg != 'exclude_columns' and (s is none or t is none)) or (arg == 'exclude_columns' and s is none and t is none) %}
-      {{ table_diff._fail(macro_name, arg, n, "a column of " ~ source ~ " and " ~ target,
-          "Column '" ~ n ~ "' is missing from " ~ (source if s is none else target) ~ "; fix the name or remove it from " ~ arg ~ ".") }}
-    {% endif %}
-    {% if arg == 'normalize' and n | lower in key_names %}
-      {{ table_diff._fail(macro_name, 'normalize', n, "a non-key column", "Keys are matched exactly; remove '" ~ n ~ "' from normalize.") }}
-    {% endif %}
-  {% endfor %}
-
-  {% set wanted = opts['columns'] | map('lower') | list %}
-  {% set excluded = opts['exclude_columns'] | map('lower') | list %}
-  {% set compared = [] %}
-  {% for s in src_cols %}
-    {% set lname = s.name | lower %}
-    {% if lname not in key_names and (wanted | length == 0 or lname in wanted) and lname not in excluded
-          and not opts.get('keys_only', false) %}
-      {% set t = table_diff._find_column(tgt_cols, s.name) %}
-      {% if t is none %}
-        {{ table_diff._fail(macro_name, 'columns', s.name, "columns present on both sides",
-            "'" ~ s.name ~ "' exists in " ~ source ~ " but not in " ~ target ~ "; add it to exclude_columns or add it to the target.") }}
-      {% endif %}
-      {% if table_diff._type_family(s.dtype) == 'unsupported' or table_diff._type_family(t.dtype) == 'unsupported' %}
-        {{ table_diff._fail(macro_name, 'columns', s.name ~ ' ' ~ s.dtype ~ '/' ~ t.dtype,
-            "a supported type (numbers, decimals, strings, booleans, dates, timestamps, binary)",
-            "Add '" ~ s.name ~ "' to exclude_columns, or compare to_json(" ~ s.name ~ ") from a view.") }}
-      {% endif %}
-      {% set common = table_diff._common_type(s.dtype, t.dtype) %}
-      {% if common is none %}
-        {{ table_diff._fail(macro_name, 'columns', s.name, "types that can be compared",
-            "'" ~ s.name ~ "' is " ~ s.dtype ~ " in " ~ source ~ " and " ~ t.dtype ~ " in " ~ target
-            ~ "; cast one side in a view, or add it to exclude_columns.") }}
-      {% endif %}
-      {% set rules = {} %}
-      {% for n, r in opts['normalize'].items() %}{% if n | lower == lname %}{% do rules.update(r) %}{% endif %}{% endfor %}
-      {% set fam = table_diff._type_family(common) %}
-      {% for rule in rules %}
-        {% set ok = (rule == 'round' and fam in ['fractional', 'decimal'])
-                 or (rule == 'truncate' and fam in ['timestamp', 'timestamp_ntz'])
-                 or (rule in ['trim', 'lower'] and fam == 'string') %}
-        {% if not ok %}
-          {{ table_diff._fail(macro_name, 'normalize', s.name ~ '.' ~ rule, "round for floats/decimals, truncate for timestamps, trim/lower for strings",
-              "'" ~ s.name ~ "' is " ~ common ~ "; remove the " ~ rule ~ " rule for it.") }}
-        {% endif %}
-      {% endfor %}
-      {% do compared.append({'name': s.name, 'type': common, 'source_type': s.dtype, 'target_type': t.dtype, 'normalize': rules}) %}
-    {% endif %}
-  {% endfor %}
+  {#- Warehouse checks (only under execute) through the one resolver of sides (`_resolve_sides`),
+      then the pair's own rule: no compared column left means keys only, and only when asked. -#}
+  {% set keys_only = opts.get('keys_only', false) %}
+  {% set resolved = table_diff._resolve_sides(macro_name, [['source', source, source_arg], ['target', target, target_arg]],
+      opts, with_columns=not keys_only) %}
+  {% set key, compared = resolved['key'], resolved['columns'] %}
 
   {#- A diff with no compared column only tells which keys exist: never by accident. -#}
   {% set non_key = [] %}
-  {% for c in src_cols %}{% if c.name | lower not in key_names %}{% do non_key.append(c.name) %}{% endif %}{% endfor %}
-  {% if compared | length == 0 and non_key | length > 0 and not opts.get('keys_only', false) %}
+  {% for c in resolved['columns_of']['source'] %}{% if c.name | lower not in resolved['key_names'] %}{% do non_key.append(c.name) %}{% endif %}{% endfor %}
+  {% if compared | length == 0 and non_key | length > 0 and not keys_only %}
     {% set arg = 'exclude_columns' if opts['exclude_columns'] | length > 0 else 'columns' %}
     {{ table_diff._fail(macro_name, arg, opts[arg] | join(', '), "at least one non-key column left to compare (" ~ non_key | join(', ') ~ " of " ~ source ~ ")",
         arg ~ " removes every non-key column, so the diff would compare keys only (0 modified rows, ever). "
@@ -238,11 +141,8 @@
   {% endif %}
   {% if compared | length == 0 %}
     {% do log("table_diff." ~ macro_name ~ ": " ~ source ~ " vs " ~ target ~ ": the diff compares keys only ("
-        ~ ("keys_only=true" if opts.get('keys_only', false) else "no non-key columns") ~ "): rows are added or deleted, never modified.", info=true) %}
+        ~ ("keys_only=true" if keys_only else "no non-key columns") ~ "): rows are added or deleted, never modified.", info=true) %}
   {% endif %}
-
-  {#- Last of the warehouse checks, still before any scan: the filter against each side. -#}
-  {% do table_diff._check_table_filter(macro_name, opts['table_filter'], [source, target]) %}
 
   {% set spec = {
       'spec_version': table_diff._spec_version(), 'package_version': table_diff._package_version(),

@@ -1,20 +1,26 @@
 {#-
-  Private helpers of the three-way merge (never dispatched). The merge spec mirrors the two-way
-  spec (`_resolve_spec`) with three sides: every key and column dict carries `base_type`,
-  `ours_type` and `theirs_type` (none where the side lacks the column), the common comparison
-  `type`, the `merged_type` and its normalisation rules, so the shared expression builders
-  (`_typed_expr`, `_normalised_expr`, `_key_expr`) work with side = 'base' | 'ours' | 'theirs'.
+  Private helpers of the three-way merge (never dispatched). A merge is two pair diffs that share
+  a base (ADR 0014): its sides are resolved by the pair's resolver (`_resolve_sides`, three sides
+  instead of two), hashed by the pair's block code (`_side_blocks_ctes`, one leaf layout planned
+  like a pair's), and only the rows of leaves where ours or theirs differs from base are fetched.
+  Every key and column item carries `base_type`, `ours_type` and `theirs_type` (none where the
+  side lacks the column), the common comparison `type`, and here the `merged_type`, so the shared
+  expression builders (`_typed_expr`, `_normalised_expr`, `_key_expr`) work with side = 'base' |
+  'ours' | 'theirs'.
 -#}
 
 {% macro _merge_sides() %}{{ return(['base', 'ours', 'theirs']) }}{% endmacro %}
 
 
 {% macro _merge_check_options(macro_name, primary_key, columns, exclude_columns, table_filter, normalize,
-                              leaf_count, on_schema_conflict) %}
-  {#- Parse/compile-time argument checks shared by every public merge macro. -#}
+                              leaf_count, on_schema_conflict, strategy=none) %}
+  {#- Parse/compile-time argument checks shared by every public merge macro: the pair's checks
+      (`_check_options`), with `strategy` 'hash' by default as no_drift's (one query, no ranges
+      table), and `leaf_count` (a fixed number of leaves: the layout's level 0, no levels below). -#}
+  {% set leaves = table_diff._positive_int_or_none(macro_name, 'leaf_count', leaf_count) %}
   {% set opts = table_diff._check_options(macro_name, primary_key, columns, exclude_columns, table_filter,
-      'hash', none, none, none, none, none, none, normalize) %}
-  {% do opts.update({'leaf_count': table_diff._positive_int_or_none(macro_name, 'leaf_count', leaf_count)}) %}
+      strategy or 'hash', leaves, none, none, none, 0 if leaves else none, none, normalize) %}
+  {% do opts.update({'leaf_count': leaves}) %}
   {% if on_schema_conflict not in ['error', 'report'] %}
     {{ table_diff._fail(macro_name, 'on_schema_conflict', on_schema_conflict, "'error' or 'report'",
         "Use 'error' (the default) to stop the build on a schema conflict, or 'report' to list it in the summary and merge no data.") }}
@@ -55,131 +61,45 @@
 
 {% macro _merge_resolve(macro_name, base, ours, theirs, opts) %}
   {#-
-    Warehouse checks (execute time): the schema phase. Returns {'schema': [per-column entries in
-    table order], 'conflicts': [entries with schema_conflict], 'spec': merge spec}.
+    Warehouse checks (execute time): the schema phase. The pair's resolver checks the key, the
+    options, the types and the filter on all three sides; a column may be missing from some sides.
+    Returns {'schema': [per-column entries in table order], 'conflicts': [entries with
+    schema_conflict], 'spec': merge spec}.
   -#}
-  {% set rels = {'base': base, 'ours': ours, 'theirs': theirs} %}
-  {% set cols = {} %}
-  {% for side in table_diff._merge_sides() %}
-    {% set c = adapter.get_columns_in_relation(rels[side]) %}
-    {% if c | length == 0 %}
-      {{ table_diff._fail(macro_name, side, rels[side], "an existing table or view with columns",
-          "Build or create " ~ rels[side] ~ " first (dbt build --select +<model>), or fix the ref()/source() passed as " ~ side ~ ".") }}
-    {% endif %}
-    {% do cols.update({side: c}) %}
-  {% endfor %}
-
-  {% set key_names = [] %}
+  {% set resolved = table_diff._resolve_sides(macro_name, [['base', base, 'base'], ['ours', ours, 'ours'],
+      ['theirs', theirs, 'theirs']], opts, partial_columns=true) %}
   {% set key = [] %}
-  {% for k in opts['key'] %}
-    {% set found = {} %}
-    {% for side in table_diff._merge_sides() %}
-      {% set c = table_diff._find_column(cols[side], k) %}
-      {% if c is none %}
-        {{ table_diff._fail(macro_name, 'primary_key', k, "a column present in base, ours and theirs",
-            "Column '" ~ k ~ "' is missing from " ~ rels[side] ~ " (" ~ side ~ "); fix the name or add the column.") }}
-      {% endif %}
-      {% do found.update({side: c}) %}
-    {% endfor %}
-    {% set common = table_diff._common_type(table_diff._common_type(found['base'].dtype, found['ours'].dtype) or 'unsupported', found['theirs'].dtype) %}
-    {% if common is none or table_diff._type_family(common) in ['fractional', 'unsupported'] %}
-      {{ table_diff._fail(macro_name, 'primary_key', k ~ ' ' ~ found['base'].dtype ~ '/' ~ found['ours'].dtype ~ '/' ~ found['theirs'].dtype,
-          "an exact key type shared by base, ours and theirs (integers, decimals, strings, dates, timestamps)",
-          "Cast the key to one exact type on every side in a view (floating-point keys do not match reliably).") }}
-    {% endif %}
-    {% if k | lower in key_names %}
-      {{ table_diff._fail(macro_name, 'primary_key', k, "each key column once", "Remove the repeated column.") }}
-    {% endif %}
-    {% do key_names.append(k | lower) %}
-    {% do key.append({'name': found['base'].name, 'type': common, 'merged_type': common,
-                      'base_type': found['base'].dtype, 'ours_type': found['ours'].dtype, 'theirs_type': found['theirs'].dtype}) %}
-  {% endfor %}
-
-  {#- Every column name of the three sides, in base order then ours' and theirs' additions. -#}
-  {% set names = [] %}
-  {% set lnames = [] %}
-  {% for side in table_diff._merge_sides() %}
-    {% for c in cols[side] %}
-      {% if c.name | lower not in lnames %}{% do lnames.append(c.name | lower) %}{% do names.append(c.name) %}{% endif %}
-    {% endfor %}
-  {% endfor %}
-  {% for n in opts['columns'] + opts['exclude_columns'] + (opts['normalize'].keys() | list) %}
-    {% set arg = 'columns' if n in opts['columns'] else ('exclude_columns' if n in opts['exclude_columns'] else 'normalize') %}
-    {% if n | lower not in lnames %}
-      {{ table_diff._fail(macro_name, arg, n, "a column of " ~ base ~ ", " ~ ours ~ " or " ~ theirs,
-          "Fix the name or remove '" ~ n ~ "' from " ~ arg ~ ".") }}
-    {% endif %}
-    {% if arg == 'normalize' and n | lower in key_names %}
-      {{ table_diff._fail(macro_name, 'normalize', n, "a non-key column", "Keys are matched exactly; remove '" ~ n ~ "' from normalize.") }}
-    {% endif %}
-  {% endfor %}
-  {% set wanted = opts['columns'] | map('lower') | list %}
-  {% set excluded = opts['exclude_columns'] | map('lower') | list %}
-
+  {% for k in resolved['key'] %}{% do key.append(dict(k, merged_type=k['type'])) %}{% endfor %}
   {% set schema = [] %}
   {% set conflicts = [] %}
   {% set compared = [] %}
-  {% for name in names %}
-    {% set lname = name | lower %}
-    {% if lname not in key_names and (wanted | length == 0 or lname in wanted) and lname not in excluded %}
-      {% set types = {} %}
-      {% for side in table_diff._merge_sides() %}
-        {% set c = table_diff._find_column(cols[side], name) %}
-        {% do types.update({side: c.dtype if c is not none else none}) %}
-        {% if c is not none and table_diff._type_family(c.dtype) == 'unsupported' %}
-          {{ table_diff._fail(macro_name, 'columns', name ~ ' ' ~ c.dtype ~ ' (' ~ side ~ ')',
-              "a supported type (numbers, decimals, strings, booleans, dates, timestamps, binary)",
-              "Add '" ~ name ~ "' to exclude_columns, or merge to_json(" ~ name ~ ") from a view.") }}
-        {% endif %}
-      {% endfor %}
-      {% set canon = {} %}
-      {% for side in table_diff._merge_sides() %}
-        {% do canon.update({side: table_diff._canonical_type(types[side]) if types[side] is not none else none}) %}
-      {% endfor %}
-      {% set st = table_diff._merge_column_status(canon['base'], canon['ours'], canon['theirs']) %}
-      {% set entry = {'column_name': name, 'status': st[0], 'base_type': types['base'], 'ours_type': types['ours'],
-                      'theirs_type': types['theirs'], 'merged_type': st[1], 'schema_conflict': st[2] is not none,
-                      'reason': st[2]} %}
-      {% if st[1] is not none %}
-        {#- Values are compared in the common type of the sides that have the column. -#}
-        {% set ns = namespace(common=none, ok=true) %}
-        {% for side in table_diff._merge_sides() %}
-          {% if canon[side] is not none %}
-            {% if ns.common is none and ns.ok %}{% set ns.common = canon[side] %}
-            {% elif ns.ok %}{% set ns.common = table_diff._common_type(ns.common, canon[side]) %}{% set ns.ok = ns.common is not none %}
-            {% endif %}
-          {% endif %}
-        {% endfor %}
-        {% if not ns.ok %}
-          {% do entry.update({'status': 'type_conflict', 'merged_type': none, 'schema_conflict': true,
-              'reason': 'types ' ~ ([types['base'], types['ours'], types['theirs']] | reject('none') | join(', ')) ~ ' (base, ours, theirs) cannot be compared'}) %}
-        {% else %}
-          {% set rules = {} %}
-          {% for n, r in opts['normalize'].items() %}{% if n | lower == lname %}{% do rules.update(r) %}{% endif %}{% endfor %}
-          {% set fam = table_diff._type_family(ns.common) %}
-          {% for rule in rules %}
-            {% set ok = (rule == 'round' and fam in ['fractional', 'decimal'])
-                     or (rule == 'truncate' and fam in ['timestamp', 'timestamp_ntz'])
-                     or (rule in ['trim', 'lower'] and fam == 'string') %}
-            {% if not ok %}
-              {{ table_diff._fail(macro_name, 'normalize', name ~ '.' ~ rule, "round for floats/decimals, truncate for timestamps, trim/lower for strings",
-                  "'" ~ name ~ "' is " ~ ns.common ~ "; remove the " ~ rule ~ " rule for it.") }}
-            {% endif %}
-          {% endfor %}
-          {% do compared.append({'name': name, 'type': ns.common, 'merged_type': st[1], 'base_type': types['base'],
-                                 'ours_type': types['ours'], 'theirs_type': types['theirs'], 'normalize': rules}) %}
-        {% endif %}
-      {% endif %}
-      {% do schema.append(entry) %}
-      {% if entry['schema_conflict'] %}{% do conflicts.append(entry) %}{% endif %}
+  {% for c in resolved['columns'] %}
+    {% set canon = {} %}
+    {% for side in table_diff._merge_sides() %}
+      {% set t = c[side ~ '_type'] %}
+      {% do canon.update({side: table_diff._canonical_type(t) if t is not none else none}) %}
+    {% endfor %}
+    {% set st = table_diff._merge_column_status(canon['base'], canon['ours'], canon['theirs']) %}
+    {% set entry = {'column_name': c['name'], 'status': st[0], 'base_type': c['base_type'], 'ours_type': c['ours_type'],
+                    'theirs_type': c['theirs_type'], 'merged_type': st[1], 'schema_conflict': st[2] is not none,
+                    'reason': st[2]} %}
+    {% if st[1] is not none and c['type'] is none %}
+      {#- Values are compared in the common type of the sides that have the column: none, a conflict. -#}
+      {% do entry.update({'status': 'type_conflict', 'merged_type': none, 'schema_conflict': true,
+          'reason': 'types ' ~ ([c['base_type'], c['ours_type'], c['theirs_type']] | reject('none') | join(', ')) ~ ' (base, ours, theirs) cannot be compared'}) %}
+    {% elif st[1] is not none %}
+      {% do compared.append(dict(c, merged_type=st[1])) %}
     {% endif %}
+    {% do schema.append(entry) %}
+    {% if entry['schema_conflict'] %}{% do conflicts.append(entry) %}{% endif %}
   {% endfor %}
 
-  {% do table_diff._check_table_filter(macro_name, opts['table_filter'], [base, ours, theirs]) %}
-
   {% set spec = {'base': base | string, 'ours': ours | string, 'theirs': theirs | string, 'key': key,
-                 'columns': compared, 'table_filter': opts['table_filter'], 'strategy': 'hash',
-                 'leaf_count': opts['leaf_count'], 'on_schema_conflict': opts['on_schema_conflict']} %}
+                 'columns': compared, 'table_filter': opts['table_filter'], 'strategy': opts['strategy'],
+                 'block_count': opts['block_count'], 'block_size': opts['block_size'],
+                 'split_factor': opts['split_factor'], 'compare_unit_size': opts['compare_unit_size'],
+                 'max_depth': opts['max_depth'], 'leaf_count': opts['leaf_count'],
+                 'on_schema_conflict': opts['on_schema_conflict']} %}
   {{ return({'schema': schema, 'conflicts': conflicts, 'spec': spec}) }}
 {% endmacro %}
 
@@ -211,53 +131,32 @@
 {% endmacro %}
 
 
-{% macro _merge_leaf_count(spec) %}
-  {#- Leaves of the shared hash layout: about 1000 rows per leaf of the largest side, at most 16384. -#}
-  {% if spec['leaf_count'] is not none %}{{ return(spec['leaf_count']) }}{% endif %}
-  {% set ests = table_diff._estimate_sides([spec['base'], spec['ours'], spec['theirs']], spec) | reject('none') | list %}
-  {% set est = ([1] + ests) | max %}
-  {{ return([[((est + 999) // 1000) | int, 1] | max, 16384] | min) }}
-{% endmacro %}
-
-
-{% macro _merge_candidates_sql(spec, relations, leaf_count) %}
+{% macro _merge_candidates_sql(spec, relations) %}
   {#-
-    One query that reads each side twice: per side, rows with their leaf pmod(xxhash64(key), L) and
-    128-bit fingerprint, summed per leaf (first read); the leaves where the three signatures are not
-    all present and equal; the rows of those leaves (second read, one broadcast join after a union
-    of the three sides); then one group by on the key: presence counts per side and each side's
-    values (a key stored more than once on a side is set apart, never paired).
+    One query on the pair's block code: the three sides' leaves on one layout planned like a
+    pair's from the largest side (`_plan_sides`; hash leaves by default, or key ranges sampled from
+    the largest side), per leaf and side a row count and the 128-bit signature sums (first read,
+    base's computed once for both comparisons); the leaves where ours or theirs differs from base;
+    the rows of those leaves (second read, one broadcast join after a union of the three sides);
+    then one group by on the key: presence counts per side and each side's values (a key stored
+    more than once on a side is set apart, never paired).
   -#}
   {%- set sides = table_diff._merge_sides() -%}
+  {%- set side_relations = [] -%}
+  {%- for side in sides %}{% do side_relations.append([side, relations[side]]) %}{% endfor -%}
+  {%- set plan = table_diff._plan_sides(spec, side_relations) -%}
+  {%- set layout = plan['layout'] -%}
+  {#- The ranges are a CTE here, as in no_drift: no query can inspect them, so search or hash leaves. -#}
+  {%- set leaf_plan = table_diff._leaf_plan(spec, none, layout['leaf_count'], introspect=false) -%}
+  {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs'] ~ ": "
+      ~ layout['leaf_count'] ~ " " ~ spec['strategy'] ~ " leaves (about " ~ layout['estimated_rows'] ~ " rows on the largest side).") -%}
   with
-  {% for side in sides %}
-  {{ side }}_leafed as (
-    select
-      r.*,
-      pmod(xxhash64('table_diff:merge_leaf', __td_k), {{ leaf_count }}) as __td_leaf,
-      {%- set inputs = [] %}
-      {%- for k in spec['key'] %}{% do inputs.append(table_diff._typed_expr(k, side)) %}{% endfor %}
-      {%- for c in spec['columns'] %}{% do inputs.append(table_diff._merge_value_expr(c, side, true)) %}{% endfor %}
-      {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
-      {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
-    from (
-      select *, {{ table_diff._key_expr(spec, side) }} as __td_k
-      from {{ relations[side] }}
-      {{ table_diff._where(spec) }}
-    ) as r
+  {% if spec['strategy'] == 'range' -%}
+  td_ranges as (
+    {{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}
   ),
-  {{ side }}_blocks as (
-    select
-      cast(__td_leaf as int) as leaf_id,
-      count(*) as n_rows,
-      sum(shiftright(__td_h1, 32)) as h1_hi,
-      sum(__td_h1 & 4294967295) as h1_lo,
-      sum(shiftright(__td_h2, 32)) as h2_hi,
-      sum(__td_h2 & 4294967295) as h2_lo
-    from {{ side }}_leafed
-    group by __td_leaf
-  ),
-  {% endfor %}
+  {% endif -%}
+  {{ table_diff._side_blocks_ctes(spec, side_relations, 'td_ranges', leaf_plan) }},
   td_diff_leaves as (
     {#- A leaf is unchanged only when all three sides have it with identical signatures. -#}
     select leaf_id from (

@@ -76,7 +76,10 @@ def _add_scaffold(sub) -> None:
     merge.add_argument("--exclude-columns", action="append", help="merge all but these")
     merge.add_argument("--table-filter", help="raw SQL predicate applied to all three sides")
     merge.add_argument("--normalize", action="append", default=[], help="COLUMN:RULE[=ARG]")
-    merge.add_argument("--leaf-count", type=int, help="hash blocks compared to skip unchanged rows")
+    merge.add_argument("--leaf-count", type=int, help="leaves compared to skip unchanged rows")
+    merge.add_argument(
+        "--strategy", choices=["hash", "range"], help="leaf layout, as a pair's (default hash)"
+    )
     merge.add_argument("--on-schema-conflict", choices=["error", "report"], default="error")
     merge.add_argument("--constraint", action="append", default=[], help="SQL check on merged rows")
     merge.add_argument("--no-materialize-conflicts", action="store_true", help="no conflicts table")
@@ -125,6 +128,7 @@ def _scaffold_merge(args) -> int:
         table_filter=args.table_filter,
         normalize=parse_normalize(args.normalize),
         leaf_count=args.leaf_count,
+        strategy=args.strategy,
         on_schema_conflict=args.on_schema_conflict,
         constraints=tuple(args.constraint),
         materialize_conflicts=not args.no_materialize_conflicts,

@@ -30,6 +30,7 @@ from dbt_table_diff.scaffold import (
 )
 
 ON_SCHEMA_CONFLICT = ("error", "report")
+STRATEGIES = ("hash", "range")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class MergeOptions:
     table_filter: str | None = None
     normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
     leaf_count: int | None = None
+    strategy: str | None = None
     on_schema_conflict: str = "error"
     constraints: tuple[str, ...] = ()
     materialize_conflicts: bool = True
@@ -69,6 +71,8 @@ def validate_merge(opts: MergeOptions) -> None:
         raise ScaffoldError(
             f"invalid --leaf-count {opts.leaf_count}. Expected a whole number >= 1."
         )
+    if opts.strategy is not None and opts.strategy not in STRATEGIES:
+        raise ScaffoldError(f"invalid --strategy '{opts.strategy}'. Expected hash or range.")
     if opts.on_schema_conflict not in ON_SCHEMA_CONFLICT:
         raise ScaffoldError(
             f"invalid --on-schema-conflict '{opts.on_schema_conflict}'. Expected error or report."
@@ -138,6 +142,7 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
         **shared,
         "table_filter": opts.table_filter,
         "leaf_count": opts.leaf_count,
+        "strategy": opts.strategy,
         "on_schema_conflict": opts.on_schema_conflict,
     }
     cand_kwargs = common + [

@@ -185,6 +185,16 @@ def hand_built(merge_project):
         [
             _opts("hand", leaf_count=64, constraints=("b is null or b != 90", "a != 'o'")),
             _opts("comp", key=("k1", "k2"), materialize_conflicts=False),
+            # The same hand tables on the pair's other layout: key ranges sampled from a side.
+            MergeOptions(
+                name="handr",
+                base="source('gen', 'hand_base')",
+                ours="source('gen', 'hand_ours')",
+                theirs="source('gen', 'hand_theirs')",
+                primary_key=("id",),
+                strategy="range",
+                leaf_count=16,
+            ),
         ],
         tables,
     )
@@ -204,6 +214,27 @@ def test_hand_cases_every_semantics_row(hand_built):
             oc,
             tc,
         ), f"key {k}"
+
+
+def test_range_strategy_gives_the_hash_answers(hand_built):
+    """strategy='range' (the pair's key-range leaves) classifies and merges exactly as 'hash'."""
+    project = hand_built
+
+    def rows(identifier):
+        return sorted((tuple(sorted(r.items())) for r in _table(project, identifier)), key=repr)
+
+    assert rows("handr__merge") == rows("hand__merge")
+    assert rows("handr__merged") == rows("hand__merged")
+    compiled = next((project.root / "target" / "compiled").rglob("handr__merge_candidates.sql"))
+    sql = compiled.read_text()
+    assert "ntile(16)" in sql and "td_ranges" in sql, sql[:2000]
+
+
+def test_scaffold_merge_strategy_is_checked():
+    with pytest.raises(ScaffoldError, match="--strategy"):
+        render_merge(_opts("m", strategy="ranges"))
+    files = render_merge(_opts("m", strategy="range"))
+    assert "strategy='range'" in files["m__merge_candidates.sql"]
 
 
 def test_hand_cases_merged_table(hand_built):
@@ -507,14 +538,19 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
             three_way(max_rows=30), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
         ),
         leaves=st.integers(1, 8),
+        strategies=st.lists(
+            st.sampled_from(["hash", "range"]), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
+        ),
     )
-    def check(batch, leaves):
+    def check(batch, leaves, strategies):
         tables, merges = [], []
         for i, tw in enumerate(batch):
             for side, rows in (("base", tw.base), ("ours", tw.ours), ("theirs", tw.theirs)):
                 write_table(project.spark, tw.spec, rows, f"`{project.schema}`.`p{i}_{side}`")
                 tables.append(f"p{i}_{side}")
-            merges.append(_opts(f"p{i}", key=tw.spec.key_names, leaf_count=leaves))
+            merges.append(
+                _opts(f"p{i}", key=tw.spec.key_names, leaf_count=leaves, strategy=strategies[i])
+            )
         _build(project, merges, tables, extra=probe)
         assert project.rows("merge_ansi_probe") == [("true",)]
         for i, tw in enumerate(batch):

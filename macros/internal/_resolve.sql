@@ -1,0 +1,183 @@
+{#-
+  The one resolver of a diff's sides (ADR 0014): a pair is two sides (source, target), a merge
+  three (base, ours, theirs). It reads each side's columns from the catalog (no scan), checks the
+  key, the column options and the normalisation rules once for all of them, then the table filter
+  against every side, and returns the resolved key and column items. The callers (`_resolve_spec`,
+  `_merge_resolve`) add only what is theirs: the pair's keys_only rule, the merge's schema status.
+-#}
+
+{% macro _resolve_sides(macro_name, relations, opts, partial_columns=false, with_columns=true) %}
+  {#-
+    relations: [[side, relation, argument name], ...] in order (the first side's column order
+    leads). Returns {'key': [key items], 'columns': [column items], 'key_names': [lower-case key
+    names], 'columns_of': {side: catalog columns}}. Items carry `name`, the common comparison
+    `type` and `<side>_type` for every side (none where the side lacks the column); column items
+    also `normalize` (their rules).
+    partial_columns false (a pair): a compared column must exist on every side, and the columns
+    are the first side's. true (a merge): a column may be missing from some sides, the columns
+    are the union in side order, and a column whose types have no common type gets `type` none
+    (the caller decides). with_columns false (keys_only): no column item, no column check.
+  -#}
+  {% set sides, rels, args = [], {}, {} %}
+  {% for side, relation, arg in relations %}
+    {% do sides.append(side) %}{% do rels.update({side: relation}) %}{% do args.update({side: arg}) %}
+  {% endfor %}
+  {% set names_all = [] %}
+  {% for side in sides %}{% do names_all.append(rels[side] | string) %}{% endfor %}
+  {% set all_label = ('both ' ~ names_all | join(' and ')) if sides | length == 2
+      else (names_all[:-1] | join(', ') ~ ' and ' ~ names_all[-1]) %}
+  {% set any_label = names_all[:-1] | join(', ') ~ (' and ' if sides | length == 2 else ' or ') ~ names_all[-1] %}
+
+  {% set columns_of = {} %}
+  {% for side in sides %}
+    {% set found_cols = adapter.get_columns_in_relation(rels[side]) %}
+    {% if found_cols | length == 0 %}
+      {{ table_diff._fail(macro_name, args[side], rels[side], "an existing table or view with columns",
+          "Build or create " ~ rels[side] ~ " first (dbt build --select +<model>), or fix the ref()/source() passed as " ~ args[side] ~ ".") }}
+    {% endif %}
+    {% do columns_of.update({side: found_cols}) %}
+  {% endfor %}
+
+  {% set key_names = [] %}
+  {% set key = [] %}
+  {% for k in opts['key'] %}
+    {% set found = {} %}
+    {% for side in sides %}
+      {% set c = table_diff._find_column(columns_of[side], k) %}
+      {% if c is none %}
+        {{ table_diff._fail(macro_name, 'primary_key', k, "a column present in " ~ all_label,
+            "Column '" ~ k ~ "' is missing from " ~ rels[side] ~ "; fix the name or add the column.") }}
+      {% endif %}
+      {% do found.update({side: c}) %}
+    {% endfor %}
+    {#- The exact-key-type rule first: a map, array or struct key has no common type even when all
+        sides agree, and "cast one side" would be the wrong advice. -#}
+    {% for side in sides %}
+      {% set dtype = found[side].dtype %}
+      {% set fam = table_diff._type_family(dtype) %}
+      {% if fam in ['fractional', 'unsupported'] %}
+        {% set lt = table_diff._canonical_type(dtype) %}
+        {% if fam == 'fractional' %}
+          {% set fix = "Floating-point keys do not match reliably; cast the key to decimal or string in a view." %}
+        {% elif lt.startswith('struct') %}
+          {% set fix = "Compare the struct's fields as separate key columns (select " ~ k ~ ".field as " ~ k ~ "_field ... from a view), or to_json(" ~ k ~ ") as the key." %}
+        {% elif lt.startswith('map') or lt.startswith('array') %}
+          {% set fix = "Use to_json(" ~ k ~ ") as the key column of a view over each side (a " ~ lt.split('<')[0] ~ " key cannot be ordered or matched directly)." %}
+        {% else %}
+          {% set fix = "Cast the key to an exact type (integer, decimal, string, date, timestamp) in a view." %}
+        {% endif %}
+        {{ table_diff._fail(macro_name, 'primary_key', k ~ ' ' ~ dtype, "an exact key type (integers, decimals, strings, dates, timestamps)", fix) }}
+      {% endif %}
+    {% endfor %}
+    {% set common = table_diff._common_type_of(sides, found) %}
+    {% if common is none %}
+      {{ table_diff._fail(macro_name, 'primary_key', k, "key types that can be compared",
+          "'" ~ k ~ "' is " ~ table_diff._types_in(sides, found, rels) ~ "; cast one side in a view so both have the same type.") }}
+    {% endif %}
+    {% if k | lower in key_names %}
+      {{ table_diff._fail(macro_name, 'primary_key', k, "each key column once", "Remove the repeated column.") }}
+    {% endif %}
+    {% do key_names.append(k | lower) %}
+    {% set item = {'name': found[sides[0]].name, 'type': common} %}
+    {% for side in sides %}{% do item.update({side ~ '_type': found[side].dtype}) %}{% endfor %}
+    {% do key.append(item) %}
+  {% endfor %}
+
+  {#- Every name an option gives must be a column: of every side (a pair's columns and normalize),
+      or of at least one (exclude_columns, and any option of a merge). -#}
+  {% for n in opts['columns'] + opts['exclude_columns'] + (opts['normalize'].keys() | list) %}
+    {% set arg = 'columns' if n in opts['columns'] else ('exclude_columns' if n in opts['exclude_columns'] else 'normalize') %}
+    {% set missing = [] %}
+    {% for side in sides %}{% if table_diff._find_column(columns_of[side], n) is none %}{% do missing.append(side) %}{% endif %}{% endfor %}
+    {% if missing | length == sides | length or (missing and not partial_columns and arg != 'exclude_columns') %}
+      {{ table_diff._fail(macro_name, arg, n, "a column of " ~ (any_label if partial_columns else names_all | join(' and ')),
+          "Column '" ~ n ~ "' is missing from " ~ rels[missing[0]] ~ "; fix the name or remove it from " ~ arg ~ ".") }}
+    {% endif %}
+    {% if arg == 'normalize' and n | lower in key_names %}
+      {{ table_diff._fail(macro_name, 'normalize', n, "a non-key column", "Keys are matched exactly; remove '" ~ n ~ "' from normalize.") }}
+    {% endif %}
+  {% endfor %}
+
+  {#- The columns, in the first side's order (then, for a merge, the other sides' additions). -#}
+  {% set names = [] %}
+  {% for side in (sides if partial_columns else sides[:1]) %}
+    {% for c in columns_of[side] %}
+      {% if c.name | lower not in names | map('lower') | list %}{% do names.append(c.name) %}{% endif %}
+    {% endfor %}
+  {% endfor %}
+  {% set wanted = opts['columns'] | map('lower') | list %}
+  {% set excluded = opts['exclude_columns'] | map('lower') | list %}
+  {% set columns = [] %}
+  {% for name in names if with_columns %}
+    {% set lname = name | lower %}
+    {% if lname not in key_names and (wanted | length == 0 or lname in wanted) and lname not in excluded %}
+      {% set found = {} %}
+      {% for side in sides %}
+        {% set c = table_diff._find_column(columns_of[side], name) %}
+        {% if c is none and not partial_columns %}
+          {{ table_diff._fail(macro_name, 'columns', name, "columns present on every side",
+              "'" ~ name ~ "' exists in " ~ rels[sides[0]] ~ " but not in " ~ rels[side] ~ "; add it to exclude_columns or add it to " ~ rels[side] ~ ".") }}
+        {% endif %}
+        {% if c is not none %}{% do found.update({side: c}) %}{% endif %}
+      {% endfor %}
+      {% set present = sides | select('in', found) | list %}
+      {% set dtypes = [] %}
+      {% for side in present %}{% do dtypes.append(found[side].dtype) %}{% endfor %}
+      {% for side in present %}
+        {% if table_diff._type_family(found[side].dtype) == 'unsupported' %}
+          {{ table_diff._fail(macro_name, 'columns', name ~ ' ' ~ dtypes | join('/'),
+              "a supported type (numbers, decimals, strings, booleans, dates, timestamps, binary)",
+              "Add '" ~ name ~ "' to exclude_columns, or compare to_json(" ~ name ~ ") from a view.") }}
+        {% endif %}
+      {% endfor %}
+      {% set common = table_diff._common_type_of(present, found) %}
+      {% if common is none and not partial_columns %}
+        {{ table_diff._fail(macro_name, 'columns', name, "types that can be compared",
+            "'" ~ name ~ "' is " ~ table_diff._types_in(present, found, rels) ~ "; cast one side in a view, or add it to exclude_columns.") }}
+      {% endif %}
+      {% set rules = {} %}
+      {% for n, r in opts['normalize'].items() %}{% if n | lower == lname %}{% do rules.update(r) %}{% endif %}{% endfor %}
+      {% if common is not none %}
+        {% set fam = table_diff._type_family(common) %}
+        {% for rule in rules %}
+          {% set ok = (rule == 'round' and fam in ['fractional', 'decimal'])
+                   or (rule == 'truncate' and fam in ['timestamp', 'timestamp_ntz'])
+                   or (rule in ['trim', 'lower'] and fam == 'string') %}
+          {% if not ok %}
+            {{ table_diff._fail(macro_name, 'normalize', name ~ '.' ~ rule, "round for floats/decimals, truncate for timestamps, trim/lower for strings",
+                "'" ~ name ~ "' is " ~ common ~ "; remove the " ~ rule ~ " rule for it.") }}
+          {% endif %}
+        {% endfor %}
+      {% endif %}
+      {% set item = {'name': name, 'type': common, 'normalize': rules} %}
+      {% for side in sides %}{% do item.update({side ~ '_type': found[side].dtype if side in found else none}) %}{% endfor %}
+      {% do columns.append(item) %}
+    {% endif %}
+  {% endfor %}
+
+  {#- Last of the warehouse checks, still before any scan: the filter against each side. -#}
+  {% set filtered = [] %}
+  {% for side in sides %}{% do filtered.append(rels[side]) %}{% endfor %}
+  {% do table_diff._check_table_filter(macro_name, opts['table_filter'], filtered) %}
+  {{ return({'key': key, 'columns': columns, 'key_names': key_names, 'columns_of': columns_of}) }}
+{% endmacro %}
+
+
+{% macro _common_type_of(sides, found) %}
+  {#- The common comparison type of one column over `sides` (catalog columns in `found`), or none. -#}
+  {% set ns = namespace(common=none, ok=true) %}
+  {% for side in sides %}
+    {% if loop.first %}{% set ns.common = table_diff._canonical_type(found[side].dtype) %}
+    {% elif ns.ok %}{% set ns.common = table_diff._common_type(ns.common, found[side].dtype) %}{% set ns.ok = ns.common is not none %}
+    {% endif %}
+  {% endfor %}
+  {{ return(ns.common if ns.ok else none) }}
+{% endmacro %}
+
+
+{% macro _types_in(sides, found, rels) %}
+  {#- "bigint in a and string in b" (for the messages of incomparable types). -#}
+  {% set parts = [] %}
+  {% for side in sides %}{% do parts.append(found[side].dtype ~ ' in ' ~ rels[side]) %}{% endfor %}
+  {{ return(parts[:-1] | join(', ') ~ ' and ' ~ parts[-1]) }}
+{% endmacro %}
