@@ -261,3 +261,193 @@ def generate_pair(
     if tgt.split(".")[-1] not in existing:
         write_table(spark, target_sql(truth, seed, layout), tgt, rows, seed, layout)
     return src, tgt, truth
+
+
+# ------------------------------------------------------------------------------------------------
+# Three-way merge: a base (the source table above) and two descendants, ours and theirs
+# ------------------------------------------------------------------------------------------------
+
+# What each side does to a key of a category: "keep", "delete", an update ("rot" one column
+# rotating over int / string / timestamp by the key's permuted index, as ``target_sql`` does;
+# "int1" / "int2" c_int + 1 / + 2; "str" c_str + '!'), or, for new keys, "ins" (the row the
+# generator computes for that id) / "ins_int" (the same with c_int + 1) / "absent".
+# Category -> (ours, theirs, merge_status, conflict_type), per docs/semantics.md (Dolt cell-wise).
+MERGE_CATEGORIES: dict[str, tuple[str, str, str, str | None]] = {
+    "ours_update": ("rot", "keep", "ours_only", None),
+    "ours_delete": ("delete", "keep", "ours_only", None),
+    "theirs_update": ("keep", "rot", "theirs_only", None),
+    "theirs_delete": ("keep", "delete", "theirs_only", None),
+    "same_update": ("rot", "rot", "convergent", None),
+    "both_delete": ("delete", "delete", "convergent", None),
+    "cell_merge": ("int1", "str", "cell_merged", None),
+    "update_update": ("int1", "int2", "conflict", "update_update"),
+    "update_delete": ("rot", "delete", "conflict", "update_delete"),
+    "delete_update": ("delete", "rot", "conflict", "delete_update"),
+    # new keys (ids N, N+1, ...), after the base keys' categories
+    "ours_insert": ("ins", "absent", "ours_only", None),
+    "theirs_insert": ("absent", "ins", "theirs_only", None),
+    "same_insert": ("ins", "ins", "convergent", None),
+    "insert_insert": ("ins", "ins_int", "conflict", "insert_insert"),
+}
+NEW_KEY_CATEGORIES = ("ours_insert", "theirs_insert", "same_insert", "insert_insert")
+MERGE_STATUSES = ("ours_only", "theirs_only", "convergent", "cell_merged", "conflict")
+CONFLICT_TYPES = ("update_update", "update_delete", "delete_update", "insert_insert")
+OVERLAP_SHARE = 5  # 1 changed key in 5 of each side is also changed on the other side
+
+
+@dataclass(frozen=True)
+class MergeTruth:
+    """A three-way merge case: keys per category (``MERGE_CATEGORIES``), exact by construction.
+
+    Each side changes k keys: k // 5 of them overlap with the other side, k // 40 per overlapping
+    category (same update, both deleted, cell-merged, update/update, update/delete, delete/update,
+    same insert, different inserts); the rest changes that side only, split as a pair's k is (half
+    updated, a quarter deleted, a quarter inserted)."""
+
+    rows: int
+    k: int
+    counts: tuple[tuple[str, int], ...]
+
+    @property
+    def by_category(self) -> dict[str, int]:
+        return dict(self.counts)
+
+    def spans(self) -> dict[str, tuple[int, int]]:
+        """Category -> [lo, hi) of the permuted index j (base keys) or of the new ids (>= N)."""
+        out, j, new = {}, 0, self.rows
+        for cat, n in self.counts:
+            if cat in NEW_KEY_CATEGORIES:
+                out[cat], new = (new, new + n), new + n
+            else:
+                out[cat], j = (j, j + n), j + n
+        return out
+
+    def side_rows(self, side: str) -> int:
+        i = 0 if side == "ours" else 1
+        c = self.by_category
+        gone = sum(n for cat, n in c.items() if MERGE_CATEGORIES[cat][i] == "delete")
+        new = sum(n for cat, n in c.items() if MERGE_CATEGORIES[cat][i].startswith("ins"))
+        return self.rows - gone + new
+
+    def statuses(self) -> dict[str, int]:
+        """Keys per merge_status and per conflict_type, and changed_keys (the summary's counts)."""
+        out = dict.fromkeys(MERGE_STATUSES + CONFLICT_TYPES, 0)
+        for cat, n in self.counts:
+            _, _, status, conflict = MERGE_CATEGORIES[cat]
+            out[status] += n
+            if conflict:
+                out[conflict] += n
+        out["changed_keys"] = sum(out[s] for s in MERGE_STATUSES)
+        return out
+
+    def merged_rows(self) -> int:
+        """Rows of the merged table: base, minus keys absent after the merge, plus new keys."""
+        gone = ("ours_delete", "theirs_delete", "both_delete", "delete_update")
+        c = self.by_category
+        return self.rows - sum(c[g] for g in gone) + sum(c[n] for n in NEW_KEY_CATEGORIES)
+
+    def pair_truth(self) -> Truth:
+        """The two-way diff base vs ours, as a pair's Truth."""
+        c, counts = self.by_category, {"rot": 0, "int1": 0, "delete": 0, "ins": 0}
+        for cat, n in c.items():
+            ours = MERGE_CATEGORIES[cat][0]
+            if ours in counts:
+                counts[ours] += n
+        modified = counts["rot"] + counts["int1"]
+        return Truth(self.rows, self.k, modified, counts["delete"], counts["ins"])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rows": self.rows, "k": self.k, "categories": self.by_category}
+
+
+def split_merge(rows: int, k: int) -> MergeTruth:
+    """k changed keys per side, a fifth of them overlapping (see ``MergeTruth``)."""
+    each = k // (8 * OVERLAP_SHARE)
+    single = k - 8 * each
+    upd, dele = single // 2, single // 4
+    ins = single - upd - dele
+    counts = dict.fromkeys(MERGE_CATEGORIES, each)
+    counts |= {"ours_update": upd, "ours_delete": dele, "ours_insert": ins}
+    counts |= {"theirs_update": upd, "theirs_delete": dele, "theirs_insert": ins}
+    truth = MergeTruth(rows, k, tuple((c, counts[c]) for c in MERGE_CATEGORIES))
+    base_changed = sum(n for c, n in truth.counts if c not in NEW_KEY_CATEGORIES)
+    if k < 0 or base_changed > rows:
+        raise ValueError(f"k={k} per side needs {base_changed} base keys; rows={rows}")
+    return truth
+
+
+def _in(spans: list[tuple[int, int]]) -> str:
+    return " or ".join(f"(__j >= {lo} and __j < {hi})" for lo, hi in spans) or "false"
+
+
+def descendant_sql(truth: MergeTruth, side: str, seed: int, layout: Layout) -> str:
+    """``ours`` or ``theirs``: the base with that side's updates and deletes, plus its new keys.
+    Base keys are picked by the permuted index j as ``target_sql`` picks them; new keys carry
+    ``__j = id`` (>= N), so no base category's span matches them."""
+    i = 0 if side == "ours" else 1
+    n = truth.rows
+    _, inv = _multiplier(n)
+    spans = truth.spans()
+
+    def where(*actions: str) -> str:
+        return _in([spans[c] for c, a in MERGE_CATEGORIES.items() if a[i] in actions])
+
+    j = f"{n - 1} - id" if layout.in_key_order else f"pmod(id * {inv}, {n})"
+    row = _row_select(seed, layout, n)
+    parts = [
+        f"select {row}, __j\nfrom (select id, {j} as __j from range(0, {n})) as r\n"
+        f"where not ({where('delete')})"
+    ]
+    for cat in NEW_KEY_CATEGORIES:
+        lo, hi = spans[cat]
+        if MERGE_CATEGORIES[cat][i] != "absent" and hi > lo:
+            parts.append(f"select {row}, id as __j from range({lo}, {hi})")
+    rot = where("rot")
+    c_int = (
+        f"case when ({rot}) and pmod(__j, 3) = 0 or {where('int1', 'ins_int')} "
+        f"then coalesce(c_int, 0) + 1 when {where('int2')} then coalesce(c_int, 0) + 2 "
+        "else c_int end"
+    )
+    c_str = (
+        f"case when ({rot}) and pmod(__j, 3) = 1 or {where('str')} "
+        "then concat(coalesce(c_str, ''), '!') else c_str end"
+    )
+    c_ts = (
+        f"case when ({rot}) and pmod(__j, 3) = 2 "
+        "then coalesce(c_ts, timestamp_seconds(0)) + interval 1 second else c_ts end"
+    )
+    edits = {"c_int": c_int, "c_str": c_str, "c_ts": c_ts}
+    cols = ", ".join(f"{edits[c]} as {c}" if c in edits else c for c in layout.columns)
+    union = "\nunion all\n".join(parts)
+    return f"select {cols}\nfrom (\n{union}\n) as d"
+
+
+def merge_table_names(
+    database: str, rows: int, k: int, seed: int, layout: Layout = Layout()
+) -> tuple[str, str, str]:
+    """Base (the pair's source table), ours and theirs with k changed keys each."""
+    base, _ = table_names(database, rows, k, seed, layout)
+    return (
+        base,
+        f"{database}.ours_{rows}_{k}_s{seed}{layout.suffix}",
+        f"{database}.theirs_{rows}_{k}_s{seed}{layout.suffix}",
+    )
+
+
+def generate_merge(
+    spark, database: str, rows: int, k: int, *, seed: int = 7, layout: Layout = Layout()
+) -> tuple[str, str, str, MergeTruth]:
+    """Create (if missing) base, ours and theirs for a merge case with k changes per side."""
+    truth = split_merge(rows, k)
+    spark.sql(f"create database if not exists {database}")
+    names = merge_table_names(database, rows, k, seed, layout)
+    existing = {t.name for t in spark.catalog.listTables(database)}
+    sqls = [
+        source_sql(rows, seed, layout),
+        descendant_sql(truth, "ours", seed, layout),
+        descendant_sql(truth, "theirs", seed, layout),
+    ]
+    for table, sql in zip(names, sqls, strict=True):
+        if table.split(".")[-1] not in existing:
+            write_table(spark, sql, table, rows, seed, layout)
+    return (*names, truth)

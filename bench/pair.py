@@ -1,8 +1,9 @@
 """table_diff's side of the benchmark: a dbt project of scaffolded pairs, and dbt run in-process.
 
-One pair per k, as ``table-diff scaffold pair`` writes it, plus its variants (``VARIANTS``), and one
-``table_diff.no_drift`` test per pair; ``Dbt`` parses the project once and runs models and tests
-on the benchmark's own SparkSession.
+One pair per k, as ``table-diff scaffold pair`` writes it, plus its variants (``VARIANTS``), one
+``table_diff.no_drift`` test per pair, and for a merge case (``bench/run.py --merge``: a pair whose
+dict has ``theirs``) the merge pipeline ``table-diff scaffold merge`` writes (``merge_name``);
+``Dbt`` parses the project once and runs models and tests on the benchmark's own SparkSession.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ TABLE_DIFF = (
     "table_diff_one_block",
     "no_drift",
 )
+MERGE = ("merge",)  # dbt run of a scaffolded merge pipeline, up to its NAME__merge_summary
 VARIANTS = {
     "": {},
     "_hash": {"strategy": "hash"},
@@ -36,11 +38,17 @@ def pair_name(k_spec: str) -> str:
     return "k_" + k_spec.replace("%", "pct").replace(".", "_")
 
 
+def merge_name(k_spec: str) -> str:
+    return "merge_" + pair_name(k_spec)
+
+
 def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]]) -> None:
-    """A dbt project with one pair per k, as `table-diff scaffold pair` writes it."""
+    """A dbt project with one pair per k, as `table-diff scaffold pair` writes it, and one merge
+    per merge case, as `table-diff scaffold merge` writes it."""
     import yaml
 
     from dbt_table_diff.scaffold import PairOptions, write_pair
+    from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
 
     root.mkdir(parents=True, exist_ok=True)
     project = {
@@ -69,7 +77,7 @@ def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]])
     }
     (root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
     (root / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
-    tables = sorted({t for p in pairs for t in (p["source"], p["target"])})
+    tables = sorted({p[t] for p in pairs for t in ("source", "target", "theirs") if t in p})
     sources = {
         "version": 2,
         "sources": [
@@ -109,6 +117,19 @@ def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]])
             max_diff_rows=max(100_000, 2 * p["truth"]["k"]),
         )
         write_pair(opts, models / opts.name, force=True)
+    for p in pairs:
+        if "theirs" in p:
+            write_merge(
+                MergeOptions(
+                    name=merge_name(p["k_spec"]),
+                    base=f"source('{DATABASE}', '{p['source'].split('.')[-1]}')",
+                    ours=f"source('{DATABASE}', '{p['target'].split('.')[-1]}')",
+                    theirs=f"source('{DATABASE}', '{p['theirs'].split('.')[-1]}')",
+                    primary_key=tuple(p["keys"]),
+                ),
+                models / merge_name(p["k_spec"]),
+                force=True,
+            )
 
 
 class Dbt:

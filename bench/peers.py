@@ -10,6 +10,9 @@ bench/run.py times them and checks each result against the generator's truth.
 from __future__ import annotations
 
 BASELINES = ("floor", "join", "hash_buckets", "spark_extension", "except_all", "datacompy")
+# Three-way merge cases (bench/run.py --merge): the floor over base, ours and theirs, and the
+# hand-written three-way full outer join that classifies every key.
+MERGE_BASELINES = ("floor3", "join3")
 # Third-party baselines: module to import, and where it comes from.
 OPTIONAL = {
     "spark_extension": "gresearch.spark.diff",
@@ -24,12 +27,14 @@ def row_hash(columns: list[str], salt: str | None = None) -> str:
     return f"xxhash64({first}({mask}), {', '.join(f'`{c}`' for c in columns)})"
 
 
-def floor_sql(src: str, tgt: str, columns: list[str]) -> str:
+def floor_sql(src: str, tgt: str, columns: list[str], theirs: str | None = None) -> str:
+    """One pass per table; with `theirs` (a merge's third table, side 'theirs') three tables."""
     h = row_hash(columns)
+    sides = [("source", src), ("target", tgt)] + ([("theirs", theirs)] if theirs else [])
     parts = [
         f"select '{side}' as side, count(*) as n, sum(shiftright(h, 32)) as hi, "
         f"sum(h & 4294967295) as lo from (select {h} as h from {table}) as x"
-        for side, table in (("source", src), ("target", tgt))
+        for side, table in sides
     ]
     return "\nunion all\n".join(parts)
 
@@ -59,6 +64,65 @@ def join_sql(
         "  count_if(s.h != t.h) as modified\n"
         f"from s full outer join t on {on}"
     )
+
+
+def join3_sql(base: str, ours: str, theirs: str, keys: list[str], values: list[str]) -> str:
+    """The hand-written three-way merge: full outer join of base, ours and theirs on the key, every
+    key classified per Dolt's cell-wise rules (docs/semantics.md) and counted per
+    (merge_status, conflict_type). Cells compare null-safely; a side's row is present when its
+    key is not NULL (the benchmark's keys never are)."""
+    k0 = keys[0]
+    on_bo = " and ".join(f"b.`{k}` = o.`{k}`" for k in keys)
+    on_t = " and ".join(f"coalesce(b.`{k}`, o.`{k}`) = t.`{k}`" for k in keys)
+
+    def differ(x: str, y: str, c: str) -> str:
+        return f"not ({x}.`{c}` <=> {y}.`{c}`)"
+
+    flags = ",\n  ".join(
+        f"{differ('b', 'o', c)} as o_{i}, {differ('b', 't', c)} as t_{i}, "
+        f"{differ('o', 't', c)} as d_{i}"
+        for i, c in enumerate(values)
+    )
+    n = range(len(values))
+    o_any = " or ".join(f"o_{i}" for i in n)
+    t_any = " or ".join(f"t_{i}" for i in n)
+    d_any = " or ".join(f"d_{i}" for i in n)
+    same_cell = " or ".join(f"(o_{i} and t_{i} and d_{i})" for i in n)
+    return f"""with j as (
+select b.`{k0}` is not null as in_b, o.`{k0}` is not null as in_o, t.`{k0}` is not null as in_t,
+  {flags}
+from {base} as b full outer join {ours} as o on {on_bo}
+  full outer join {theirs} as t on {on_t}
+),
+c as (
+select case
+  when in_b and in_o and in_t then case
+    when not ({o_any}) and not ({t_any}) then 'unchanged'
+    when not ({t_any}) then 'ours_only'
+    when not ({o_any}) then 'theirs_only'
+    when not ({d_any}) then 'convergent'
+    when {same_cell} then 'conflict:update_update'
+    else 'cell_merged' end
+  when in_b and not in_o and not in_t then 'convergent'
+  when in_b and in_o then if({o_any}, 'conflict:update_delete', 'theirs_only')
+  when in_b and in_t then if({t_any}, 'conflict:delete_update', 'ours_only')
+  when in_o and in_t then if({d_any}, 'conflict:insert_insert', 'convergent')
+  when in_o then 'ours_only'
+  else 'theirs_only' end as cls
+from j
+)
+select cls, count(*) as n from c group by cls"""
+
+
+def join3(spark, base: str, ours: str, theirs: str, keys: list[str], values: list[str]):
+    """Counts per merge_status and conflict_type (and 'unchanged') of :func:`join3_sql`."""
+    out: dict[str, int] = {}
+    for r in spark.sql(join3_sql(base, ours, theirs, keys, values)).collect():
+        status, _, conflict = r["cls"].partition(":")
+        out[status] = out.get(status, 0) + r["n"]
+        if conflict:
+            out[conflict] = out.get(conflict, 0) + r["n"]
+    return out
 
 
 BUCKETS = 65536  # the issue's one-level scheme: B = 65536 hash buckets

@@ -9,10 +9,13 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from pair import TABLE_DIFF
-from peers import BASELINES
+from pair import MERGE, TABLE_DIFF
+from peers import BASELINES, MERGE_BASELINES
 
-APPROACHES = BASELINES + TABLE_DIFF
+APPROACHES = BASELINES + TABLE_DIFF + MERGE_BASELINES + MERGE
+# Approaches that need a merge case (bench/run.py --merge), and the default set of such a run.
+MERGE_ONLY = MERGE_BASELINES + MERGE
+MERGE_DEFAULT = ("floor", "floor3", "join", "join3", "table_diff", "merge")
 LABELS = {
     "floor": "floor",
     "join": "hand-written join",
@@ -26,6 +29,9 @@ LABELS = {
     "table_diff_no_ranges": "table_diff, fetch without key ranges",
     "table_diff_one_block": "table_diff, one block (no hierarchy)",
     "no_drift": "no_drift (dbt test)",
+    "floor3": "floor, three tables",
+    "join3": "hand-written three-way join",
+    "merge": "merge (dbt run)",
 }
 
 
@@ -88,11 +94,18 @@ def report(
         f"Command: `{' '.join(args.argv)}`",
         "",
         "Seconds: median of the repetitions (min-max); [ratio to the floor of the same session].",
+        *(
+            ["No warm-up run (--no-warmup): the first timed run of each approach is its first."]
+            if getattr(args, "no_warmup", False)
+            else []
+        ),
         "Timed once (first repetition, no warm-up): "
         f"{', '.join(a for a in args.once if a in args.approaches) or 'none'}.",
         "Every timed result was checked against the generator's truth.",
         "table_diff models: seconds per model of `table_diff`, median over the repetitions.",
     ]
+    if getattr(args, "merge", False):
+        return "\n".join(lines + merge_table(results)) + "\n"
     for title, group in (("Baselines", BASELINES), ("table_diff", ("floor", *TABLE_DIFF))):
         cols = [a for a in group if a in present]
         if cols == ["floor"] or not cols:
@@ -134,6 +147,43 @@ def report(
                 f"| {med(j):.1f} ({min(j):.1f}-{max(j):.1f}) |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _ratio(t: dict[str, list[float]], a: str, b: str) -> str:
+    return f"{med(t[a]) / med(t[b]):.2f}" if a in t and b in t else "-"
+
+
+def merge_table(results: list[dict[str, Any]]) -> list[str]:
+    """The three-way merge cases: base vs ours and theirs, k changed keys per side. `pair` is
+    table_diff's pair base vs ours on the same tables, `join3` the hand-written three-way join."""
+    cols = [a for a in MERGE_DEFAULT if any(a in p["times"] for r in results for p in r["pairs"])]
+    lines = [
+        "",
+        "## Three-way merge",
+        "",
+        "k changed keys on each side (a fifth of them changed on both); table_diff (dbt run) is",
+        "the pair base vs ours; merge models: seconds per model of `merge`, median over the",
+        "repetitions.",
+        "",
+        "| rows | k per side | "
+        + " | ".join(LABELS[a] for a in cols)
+        + " | merge / pair | merge / join3 | merge / floor3 | merge models |",
+        "|---:|---:|" + "---:|" * (len(cols) + 3) + "---|",
+    ]
+    for res in results:
+        for p in res["pairs"]:
+            t = p["times"]
+            f = med(t["floor"]) if "floor" in t else None
+            info = p.get("merge") or {"models": {}}
+            cells = [_cell(t, a, f) for a in cols] + [
+                _ratio(t, "merge", "table_diff"),
+                _ratio(t, "merge", "join3"),
+                _ratio(t, "merge", "floor3"),
+                ", ".join(f"{m} {v:.2f}" for m, v in info["models"].items()),
+            ]
+            k = p["truth"]["k"]
+            lines.append(f"| {res['rows']:,} | {k:,} ({p['k_spec']}) | " + " | ".join(cells) + " |")
+    return lines
 
 
 def chart(results: list[dict[str, Any]], path: Path) -> None:

@@ -31,6 +31,15 @@ repetitions and rotating the order:
   and, when they differ, the dense row diff over everything (no block hierarchy).
 * ``no_drift``: ``dbt test`` of a ``table_diff.no_drift`` test on the pair (fails with k rows).
 
+``--merge``: every --k is a three-way merge case instead: base (the source table), ``ours`` and
+``theirs`` with k changed keys each, a fifth of them changed on both sides in every way Dolt's
+cell-wise rules tell apart (``generate.split_merge``). The approaches are then ``floor`` (base
+and ours), ``floor3`` (base, ours and theirs), ``join`` and ``table_diff`` (the pair base vs ours),
+``join3`` (a hand-written three-way full outer join classifying every key) and ``merge``
+(``dbt run`` of the scaffolded merge pipeline up to ``NAME__merge_summary``, per-model seconds
+recorded). Each is checked against the generator's exact truth (counts per merge status and
+conflict type; the merged table's row count, untimed, after the timed runs).
+
 Every result is checked against the generator's truth (rows per side; added / deleted / modified)
 and a wrong answer stops the run. The parent writes ``results.md``, ``results.json`` and
 ``chart.png`` to ``--out``. Ratios compare approaches of the same child (same session).
@@ -60,17 +69,25 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
-from pair import DATABASE, PAIR_SCHEMA, Dbt, pair_name, write_project  # noqa: E402
+from pair import DATABASE, PAIR_SCHEMA, Dbt, merge_name, pair_name, write_project  # noqa: E402
 from peers import (  # noqa: E402
     OPTIONAL,
     datacompy_compare,
     except_all,
     floor_sql,
     hash_buckets,
+    join3,
     join_sql,
     spark_extension_diff,
 )
-from report import APPROACHES, chart, median_models, report  # noqa: E402
+from report import (  # noqa: E402
+    APPROACHES,
+    MERGE_DEFAULT,
+    MERGE_ONLY,
+    chart,
+    median_models,
+    report,
+)
 
 # ------------------------------------------------------------------------------------------------
 # The child: one SparkSession, one row count
@@ -111,12 +128,16 @@ def check(name: str, got: dict[str, int], want: dict[str, int]) -> None:
         raise AssertionError(f"{name}: wrong result {got}, expected {want}")
 
 
-def run_child(args: argparse.Namespace) -> None:
+def run_child(args: argparse.Namespace, spark=None) -> dict[str, Any]:
+    """One row count in one session: generate, time, check; writes raw_<rows>.json. With `spark`
+    (a test's session) that session is used and left running."""
     rows = args.child
     home = args.spark_home / str(rows)
     home.mkdir(parents=True, exist_ok=True)
     conf = spark_conf(home, args.driver_memory)
-    spark = start_spark(conf)
+    own_session = spark is None
+    if own_session:
+        spark = start_spark(conf)
     layout = generate.Layout.from_args(args)
     keys, columns = layout.key_columns, layout.columns
 
@@ -124,6 +145,26 @@ def run_child(args: argparse.Namespace) -> None:
     pairs = []
     for k_spec in args.k:
         k = generate.parse_k(k_spec, rows)
+        if args.merge:
+            base, ours, theirs, mtruth = generate.generate_merge(
+                spark, DATABASE, rows, k, seed=args.seed, layout=layout
+            )
+            pairs.append(
+                {
+                    "name": pair_name(k_spec),
+                    "k_spec": k_spec,
+                    "source": base,
+                    "target": ours,
+                    "theirs": theirs,
+                    "keys": keys,
+                    "truth": mtruth.pair_truth().as_dict(),
+                    "merge_truth": mtruth.as_dict(),
+                    "want_merge": mtruth.statuses(),
+                    "merged_rows": mtruth.merged_rows(),
+                    "theirs_rows": mtruth.side_rows("theirs"),
+                }
+            )
+            continue
         src, tgt, truth = generate.generate_pair(
             spark,
             DATABASE,
@@ -154,6 +195,53 @@ def run_child(args: argparse.Namespace) -> None:
         t = generate.Truth(**p["truth"])
         check("floor", got, {"source": t.source_rows, "target": t.target_rows})
         return {}
+
+    def run_floor3(p: dict[str, Any]) -> dict[str, Any]:
+        rows_out = spark.sql(floor_sql(p["source"], p["target"], columns, p["theirs"])).collect()
+        t = generate.Truth(**p["truth"])
+        check(
+            "floor3",
+            {r["side"]: r["n"] for r in rows_out},
+            {"source": t.source_rows, "target": t.target_rows, "theirs": p["theirs_rows"]},
+        )
+        return {}
+
+    def want_merge(p: dict[str, Any], unchanged: bool = False) -> dict[str, int]:
+        want = {s: n for s, n in p["want_merge"].items() if s != "changed_keys"}
+        if unchanged:  # keys of base unchanged on both sides
+            cats = p["merge_truth"]["categories"]
+            changed_base = sum(n for c, n in cats.items() if c not in generate.NEW_KEY_CATEGORIES)
+            want["unchanged"] = rows - changed_base
+        return {s: n for s, n in want.items() if n}
+
+    def run_join3(p: dict[str, Any]) -> dict[str, Any]:
+        got = join3(spark, p["source"], p["target"], p["theirs"], keys, layout.value_columns)
+        check("join3", got, want_merge(p, unchanged=True))
+        return {}
+
+    def check_merged(p: dict[str, Any]) -> None:
+        """Untimed, after the timed runs: the merged table of the last merge run, its rows."""
+        n = spark.table(f"{PAIR_SCHEMA}.{merge_name(p['k_spec'])}__merged").count()
+        check("merge (merged rows)", {"merged": n}, {"merged": p["merged_rows"]})
+
+    def run_merge(p: dict[str, Any]) -> dict[str, Any]:
+        name = merge_name(p["k_spec"])
+        models = dbt.run(f"+{name}__merge_summary")
+        s = spark.table(f"{PAIR_SCHEMA}.{name}__merge_summary").first().asDict()
+        counts = ("changed_keys", *generate.MERGE_STATUSES, *generate.CONFLICT_TYPES)
+        got = {c: s[c] for c in counts}
+        got |= {c: s[c] for c in ("duplicate_keys", "schema_conflicts", "constraint_violations")}
+        check(
+            "merge",
+            got,
+            {
+                **{c: p["want_merge"][c] for c in counts},
+                "duplicate_keys": 0,
+                "schema_conflicts": 0,
+                "constraint_violations": 0,
+            },
+        )
+        return {"models": {m.split("__", 1)[1]: round(v, 3) for m, v in models.items()}}
 
     def want_rows(p: dict[str, Any]) -> dict[str, int]:
         t = p["truth"]
@@ -253,14 +341,18 @@ def run_child(args: argparse.Namespace) -> None:
         "table_diff_no_ranges": lambda p: run_table_diff(p, "", {"table_diff_key_range_limit": 0}),
         "table_diff_one_block": lambda p: run_table_diff(p, "_one_block"),
         "no_drift": run_no_drift,
+        "floor3": run_floor3,
+        "join3": run_join3,
+        "merge": run_merge,
     }
     order = [a for a in APPROACHES if a in args.approaches]
     times: dict[tuple[str, str], list[float]] = {}
     extra: dict[tuple[str, str], list[dict[str, Any]]] = {}
     # Warm-up (JIT, dbt's first connection), untimed: every approach once on the first pair, but
     # those timed once (--once: the slow third-party ones), which run after the others warmed up.
+    # --no-warmup: none (a single repetition at a size where a warm-up costs too much).
     for a in order:
-        if a not in args.once:
+        if a not in args.once and not args.no_warmup:
             runners[a](pairs[0])
     reps = args.slow_reps if args.slow_rows and rows >= args.slow_rows else args.reps
     for rep in range(reps):
@@ -277,8 +369,12 @@ def run_child(args: argparse.Namespace) -> None:
                     f"  rows={rows} k={p['k_spec']} {a}: {times[(p['k_spec'], a)][-1]:.2f}s",
                     flush=True,
                 )
+    if "merge" in order:
+        for p in pairs:
+            check_merged(p)
     result = {
         "rows": rows,
+        "warmup": not args.no_warmup,
         "generated_s": round(generated_s, 1),
         "pairs": [
             {
@@ -286,12 +382,23 @@ def run_child(args: argparse.Namespace) -> None:
                 "truth": p["truth"],
                 "times": {a: [round(x, 3) for x in times[(p["k_spec"], a)]] for a in order},
                 "table_diff": median_models(extra.get((p["k_spec"], "table_diff"), [])),
+                **(
+                    {
+                        "merge_truth": p["merge_truth"],
+                        "want_merge": p["want_merge"],
+                        "merge": median_models(extra.get((p["k_spec"], "merge"), [])),
+                    }
+                    if args.merge
+                    else {}
+                ),
             }
             for p in pairs
         ],
     }
     (args.out / f"raw_{rows}.json").write_text(json.dumps(result, indent=2))
-    spark.stop()
+    if own_session:
+        spark.stop()
+    return result
 
 
 # ------------------------------------------------------------------------------------------------
@@ -416,14 +523,24 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--approaches",
         type=_approaches,
-        default=[a for a in APPROACHES if a not in OPTIONAL],
-        help=f"comma-separated, of {','.join(APPROACHES)}; default: all but {','.join(OPTIONAL)}",
+        help=f"comma-separated, of {','.join(APPROACHES)}; default: all but "
+        f"{','.join((*OPTIONAL, *MERGE_ONLY))}, or with --merge {','.join(MERGE_DEFAULT)}",
+    )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="each --k is a three-way merge case: base, ours and theirs with k changed keys each",
     )
     ap.add_argument(
         "--once",
         type=_approaches,
         default=["except_all", "datacompy"],
         help="approaches timed in the first repetition only, without warm-up (slow ones)",
+    )
+    ap.add_argument(
+        "--no-warmup",
+        action="store_true",
+        help="skip the untimed warm-up run of every approach (large sizes, one repetition)",
     )
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--composite", action="store_true", help="key (region string, seq bigint)")
@@ -449,9 +566,26 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The command line, with the default approaches of the case (pair or --merge) filled in."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.approaches is None:
+        args.approaches = (
+            list(MERGE_DEFAULT)
+            if args.merge
+            else [a for a in APPROACHES if a not in OPTIONAL and a not in MERGE_ONLY]
+        )
+    if not args.merge and set(args.approaches) & set(MERGE_ONLY):
+        parser.error(f"approaches {','.join(MERGE_ONLY)} need --merge")
+    if args.merge and (args.e2e or set(args.approaches) - set(MERGE_DEFAULT)):
+        parser.error(f"--merge times {','.join(MERGE_DEFAULT)} only (and no --e2e)")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     args.argv = ["bench/run.py", *argv]
     args.out.mkdir(parents=True, exist_ok=True)
     require_optional(args.approaches)
@@ -474,7 +608,7 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "results.json").write_text(json.dumps({"results": results, "e2e": e2e}, indent=2))
     text = report(args, results, e2e)
     (args.out / "results.md").write_text(text)
-    if not args.no_chart:
+    if not args.no_chart and not args.merge:
         chart(results, args.out / "chart.png")
     print(text)
     return 0

@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from oracle import brute_force_diff
+from conftest import _restore_runtime_conf, _runtime_conf
+from oracle import brute_force_diff, brute_force_merge, merge_counts, merged_table
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -184,7 +185,9 @@ def test_run_cli_help_and_approaches(capsys):
     assert exit_info.value.code == 0
     assert "--approaches" in capsys.readouterr().out
     assert set(report.LABELS) == set(report.APPROACHES)
-    assert report.APPROACHES == peers.BASELINES + pair.TABLE_DIFF
+    assert report.APPROACHES == (
+        peers.BASELINES + pair.TABLE_DIFF + peers.MERGE_BASELINES + pair.MERGE
+    )
     with pytest.raises(SystemExit):
         bench_run.main(["--approaches", "nope"])
 
@@ -209,9 +212,91 @@ def test_documented_rerun_commands_parse():
     lines (parsed only: nothing runs)."""
     runs = _documented_runs()
     assert len(runs) >= 6, runs
-    parser = bench_run.build_parser()
+    assert any("--merge" in argv for argv in runs), "the three-way merge's rerun command"
     for argv in runs:
-        args = parser.parse_args(argv)
+        args = bench_run.parse_args(argv)
         assert args.rows and set(args.approaches) <= set(report.APPROACHES), argv
     with pytest.raises(SystemExit):
-        parser.parse_args(["--rows", "10", "--no-such-flag"])
+        bench_run.parse_args(["--rows", "10", "--no-such-flag"])
+
+
+def test_merge_command_line():
+    """``--merge`` times the merge's approaches by default; they need --merge, and a merge run
+    times nothing else (the pair's variants and no_drift are for pair cases)."""
+    args = bench_run.parse_args(["--merge", "--rows", "1e7", "--k", "1%", "--reps", "3"])
+    assert args.merge and args.rows == [10_000_000] and args.k == ["1%"]
+    assert args.approaches == list(report.MERGE_DEFAULT)
+    assert not set(bench_run.parse_args([]).approaches) & set(report.MERGE_ONLY)
+    for argv in (["--approaches", "floor,join3"], ["--merge", "--approaches", "no_drift"]):
+        with pytest.raises(SystemExit):
+            bench_run.parse_args(argv)
+
+
+@pytest.mark.parametrize("k", [40, 400])
+def test_merge_truth_matches_oracle(spark, k):
+    """The merge case's truth, exact by construction, is what the brute-force oracle finds on the
+    generated base / ours / theirs, and what the hand-written three-way join and the floor count;
+    every kind of key Dolt's rules tell apart is there."""
+    rows = 3000
+    layout = generate.Layout()
+    base, ours, theirs, truth = generate.generate_merge(
+        spark, "td_bench_test", rows, k, seed=13, layout=layout
+    )
+    keys, values = layout.key_columns, layout.value_columns
+    b, o, t = ([r.asDict() for r in spark.table(x).collect()] for x in (base, ours, theirs))
+    result = brute_force_merge(b, o, t, keys, values)
+    got = merge_counts(result)
+    want = truth.statuses()
+    assert all(want[s] for s in (*generate.MERGE_STATUSES, *generate.CONFLICT_TYPES)), want
+    assert {s: got[s] for s in want if s != "changed_keys"} == {
+        s: n for s, n in want.items() if s != "changed_keys"
+    }
+    assert want["changed_keys"] == len(result) - got["unchanged"]
+    assert len(merged_table(result)) == truth.merged_rows()
+    assert (len(o), len(t)) == (truth.side_rows("ours"), truth.side_rows("theirs"))
+    # each side changes k keys; the pair base vs ours is a pair's truth
+    pt = truth.pair_truth()
+    diff = brute_force_diff(b, o, keys, values)
+    assert (len(diff.modified), len(diff.deleted), len(diff.added)) == (
+        pt.modified,
+        pt.deleted,
+        pt.inserted,
+    )
+    assert pt.modified + pt.deleted + pt.inserted == k
+    theirs_diff = brute_force_diff(b, t, keys, values)
+    assert len(theirs_diff.modified) + len(theirs_diff.deleted) + len(theirs_diff.added) == k
+    three = peers.join3(spark, base, ours, theirs, keys, values)
+    assert three == {s: n for s, n in got.items() if n}
+    floor = {
+        r["side"]: r["n"]
+        for r in spark.sql(peers.floor_sql(base, ours, keys + values, theirs)).collect()
+    }
+    assert floor == {"source": rows, "target": len(o), "theirs": len(t)}
+
+
+@pytest.mark.slow
+def test_merge_case_end_to_end(spark, tmp_path):
+    """bench/run.py --merge at 20k rows, on the test session: every approach (the scaffolded
+    merge pipeline by dbt, the pair, the three-way join, the floors) runs once untimed and once
+    timed, each checked against the truth inside (a wrong answer raises); then the report."""
+    argv = ["--merge", "--rows", "20000", "--k", "1%", "--reps", "1", "--seed", "3"]
+    argv += ["--out", str(tmp_path), "--spark-home", str(tmp_path / "spark"), "--child", "20000"]
+    args = bench_run.parse_args(argv)
+    args.argv = ["bench/run.py", *argv]
+    before = _runtime_conf(spark)
+    try:
+        result = bench_run.run_child(args, spark=spark)
+    finally:
+        _restore_runtime_conf(spark, before)
+    (case,) = result["pairs"]
+    assert set(case["times"]) == set(report.MERGE_DEFAULT)
+    assert case["want_merge"]["changed_keys"] == 360  # 200 per side, 40 of them on both
+    assert set(case["merge"]["models"]) == {
+        "merge_schema",
+        "merge_candidates",
+        "merged",
+        "merge_violations",
+        "merge_summary",
+    }
+    text = report.report(args, [result], [])
+    assert "## Three-way merge" in text and "merge / join3" in text
