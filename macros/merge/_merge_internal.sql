@@ -133,54 +133,72 @@
 
 {% macro _merge_candidates_sql(spec, relations) %}
   {#-
-    One query on the pair's block code: the three sides' leaves on one layout planned like a
-    pair's from the largest side (`_plan_sides`; hash leaves by default, or key ranges sampled from
-    the largest side), per leaf and side a row count and the 128-bit signature sums (first read,
-    base's computed once for both comparisons); the leaves where ours or theirs differs from base;
-    the rows of those leaves (second read, one broadcast join after a union of the three sides);
-    then one group by on the key: presence counts per side and each side's values (a key stored
-    more than once on a side is set apart, never paired).
+    The pair's passes for three sides (ADR 0014). Planned like a pair's from the largest side
+    (`_plan_sides`; hash leaves by default, or key ranges sampled from the largest side).
+    1. Leaf pass (a query run here): per leaf and side a row count and the 128-bit signature
+       sums, base's computed once for both comparisons; the leaves where ours or theirs differs
+       from base. None: the candidates are empty and nothing else is read.
+    2. Dense changes (at least `_dense_leaf_share()` of the leaves, the pair's rule, ADR 0007):
+       one narrow pass (key and row hashes of the three sides in those leaves, one shuffle of a
+       few bytes per row) finds the keys that are not one identical row on every side, cached
+       (`_merge_changed_keys`); up to `_broadcast_key_limit()` of them are broadcast to the fetch,
+       so only their rows are read in full and shuffled.
+    3. The fetch (the model's query): the rows of the changed leaves (or of the changed keys) of
+       the three sides in one union, then one group by on the key: presence counts per side and
+       each side's values (a key stored more than once on a side is set apart, never paired).
   -#}
   {%- set sides = table_diff._merge_sides() -%}
   {%- set side_relations = [] -%}
   {%- for side in sides %}{% do side_relations.append([side, relations[side]]) %}{% endfor -%}
   {%- set plan = table_diff._plan_sides(spec, side_relations) -%}
   {%- set layout = plan['layout'] -%}
+  {%- set leaf_count = layout['leaf_count'] -%}
   {#- The ranges are a CTE here, as in no_drift: no query can inspect them, so search or hash leaves. -#}
-  {%- set leaf_plan = table_diff._leaf_plan(spec, none, layout['leaf_count'], introspect=false) -%}
-  {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs'] ~ ": "
-      ~ layout['leaf_count'] ~ " " ~ spec['strategy'] ~ " leaves (about " ~ layout['estimated_rows'] ~ " rows on the largest side).") -%}
-  with
-  {% if spec['strategy'] == 'range' -%}
-  td_ranges as (
-    {{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}
-  ),
-  {% endif -%}
-  {{ table_diff._side_blocks_ctes(spec, side_relations, 'td_ranges', leaf_plan) }},
-  td_diff_leaves as (
+  {%- set leaf_plan = table_diff._leaf_plan(spec, none, leaf_count, introspect=false) -%}
+  {%- set ranges_sql = table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout)
+      if spec['strategy'] == 'range' else none -%}
+  {%- set signatures_sql -%}
+    with
+    {% if ranges_sql -%}
+    td_ranges as ({{ ranges_sql }}),
+    {% endif -%}
+    {{ table_diff._side_blocks_ctes(spec, side_relations, 'td_ranges', leaf_plan) }}
     {#- A leaf is unchanged only when all three sides have it with identical signatures. -#}
-    select leaf_id from (
-      {% for side in sides %}
-      select leaf_id, n_rows, h1_hi, h1_lo, h2_hi, h2_lo from {{ side }}_blocks
-      {{ 'union all' if not loop.last }}
-      {% endfor %}
-    ) as s
-    group by leaf_id
-    having count(*) != 3
-      or count(distinct named_struct('n', n_rows, 'a', h1_hi, 'b', h1_lo, 'c', h2_hi, 'd', h2_lo)) > 1
-  ),
+    select count(*), coalesce(array_join(collect_list(cast(leaf_id as string)), ','), '')
+    from (
+      select leaf_id from (
+        {% for side in sides %}
+        select leaf_id, n_rows, h1_hi, h1_lo, h2_hi, h2_lo from {{ side }}_blocks
+        {{ 'union all' if not loop.last }}
+        {% endfor %}
+      ) as s
+      group by leaf_id
+      having count(*) != 3
+        or count(distinct named_struct('n', n_rows, 'a', h1_hi, 'b', h1_lo, 'c', h2_hi, 'd', h2_lo)) > 1
+    ) as d
+  {%- endset -%}
+  {%- set sig = run_query(signatures_sql).rows[0] -%}
+  {%- set changed_leaves = sig[0] | int -%}
+  {%- if changed_leaves == 0 -%}
+    {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs']
+        ~ ": no leaf changed (" ~ leaf_count ~ " " ~ spec['strategy'] ~ " leaves): no row is fetched.", info=true) -%}
+    {{ return(table_diff._merge_candidates_empty(spec)) }}
+  {%- endif -%}
+  {%- set ranges_from = ('(' ~ ranges_sql ~ ') as td_ranges') if ranges_sql else none -%}
+  {%- set leaves = sig[1] if changed_leaves < leaf_count else none -%}
+  {%- set keys_view = table_diff._merge_changed_keys(spec, relations, leaf_plan, ranges_from, leaves)
+      if changed_leaves >= leaf_count * table_diff._dense_leaf_share('merge_candidates') else none -%}
+  {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs'] ~ ": "
+      ~ changed_leaves ~ " of " ~ leaf_count ~ " " ~ spec['strategy'] ~ " leaves changed; fetching the rows of "
+      ~ ("the changed keys" if keys_view else "those leaves") ~ ".", info=true) -%}
+  with
   td_fetched as (
-    {#-
-      The rows of changed leaves, all sides in one union filtered by ONE inner join (a semi join
-      would be pushed into each union branch, repeating the signature subquery per side).
-    -#}
-    select {{ table_diff.broadcast_hint(['d']) }} u.*
+    select {{ table_diff.broadcast_hint(['c'] if keys_view else []) }} u.*
     from (
       {% for side in sides %}
       select
         {{ loop.index0 }} as __td_side,
         __td_k,
-        __td_leaf,
         {%- for k in spec['key'] %}
         {{ table_diff._typed_expr(k, side) }} as __td_key{{ loop.index }},
         {%- endfor %}
@@ -190,11 +208,14 @@
           'r{{ loop.index }}', {{ table_diff._merge_value_expr(c, side, false) }}
           {%- endfor %}
         ) as __td_vals
-      from {{ side }}_leafed
+      from {{ table_diff._merge_side_rows(spec, side, relations[side], leaf_plan, ranges_from, leaves) }}
       {{ 'union all' if not loop.last }}
       {% endfor %}
     ) as u
-    inner join td_diff_leaves as d on u.__td_leaf = d.leaf_id
+    {% if keys_view %}
+    {#- The changed keys, broadcast (a cached view, so the semi join may be pushed into each branch). #}
+    left semi join {{ keys_view }} as c on named_struct('k', u.__td_k) = c.__td_jk
+    {% endif %}
   ),
   td_grouped as (
     {#- Null-safe "full outer join" of the three sides as one group by on the key: no cross product. -#}
@@ -250,6 +271,55 @@
     {%- endfor %}
     {%- endfor %}
   from td_joined
+{% endmacro %}
+
+
+{% macro _merge_side_rows(spec, side, relation, plan, ranges_from, leaves) %}
+  {#- A FROM item: the side's filtered rows with their key `__td_k`, only those of the `leaves`
+      (a comma list of leaf ids; none = every leaf, and no leaf is computed). -#}
+  {%- set rows = '(select *, ' ~ table_diff._key_expr(spec, side) ~ ' as __td_k from ' ~ relation ~ ' '
+      ~ table_diff._where(spec) ~ ')' -%}
+  {%- if leaves is none -%}{{ return(rows ~ ' as r') }}{%- endif -%}
+  {%- set joined = table_diff.leaf_join(plan, '(' ~ table_diff.leaf_table_sql(spec, ranges_from, plan) ~ ')', 'r.__td_k') -%}
+  {{ return('(select r.* from ' ~ rows ~ ' as r ' ~ joined ~ ' where ' ~ table_diff.leaf_expr(spec, 'r.__td_k', plan)
+      ~ ' in (' ~ leaves ~ ')) as r') }}
+{% endmacro %}
+
+
+{% macro _merge_changed_keys(spec, relations, plan, ranges_from, leaves) %}
+  {#- Dense changes: the keys of the changed leaves that are not exactly one row with identical row
+      hashes on every side (a change on either side, an insert, a delete or a duplicate key), from
+      one narrow pass, cached in a temporary view (`__td_jk`, the key as a struct, whose equality is
+      null-safe) released by the on-run-end hook. Returns the view, or none when more than
+      `_broadcast_key_limit()` keys changed (then the rows of the changed leaves are fetched). The
+      view's query has no WITH clause (see `_cache_differing_keys`). -#}
+  {% set keys_sql %}
+    select named_struct('k', __td_k) as __td_jk
+    from (
+      {% for side in table_diff._merge_sides() %}
+      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+      select
+        {{ loop.index0 }} as __td_side,
+        __td_k,
+        named_struct('a', {{ table_diff.row_fingerprint(inputs, 'a') }}, 'b', {{ table_diff.row_fingerprint(inputs, 'b') }}) as __td_h
+      from {{ table_diff._merge_side_rows(spec, side, relations[side], plan, ranges_from, leaves) }}
+      {{ 'union all' if not loop.last }}
+      {% endfor %}
+    ) as x
+    group by __td_k
+    having not (count_if(__td_side = 0) = 1 and count_if(__td_side = 1) = 1 and count_if(__td_side = 2) = 1
+      and min(__td_h) = max(__td_h))
+  {% endset %}
+  {% set view = 'td_cache_merge_keys_' ~ local_md5(spec['base'] ~ spec['ours'] ~ spec['theirs'] ~ invocation_id
+      ~ modules.datetime.datetime.now().isoformat()) %}
+  {% do table_diff.cache_view(view, keys_sql) %}
+  {% set n = run_query("select count(*) from " ~ view).rows[0][0] | int %}
+  {% do log("table_diff.merge_candidates: " ~ n ~ " keys changed (found on the key/hash projection of the changed leaves)", info=true) %}
+  {% if n > table_diff._broadcast_key_limit('merge_candidates') %}
+    {% do table_diff.drop_cached_view(view) %}
+    {{ return(none) }}
+  {% endif %}
+  {{ return(view) }}
 {% endmacro %}
 
 

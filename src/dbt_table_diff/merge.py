@@ -267,7 +267,9 @@ def merge_summary(
 ):
     """``<name>__merge_summary``: one row of counts from the candidates (no conflicts table).
 
-    Columns: keys_checked (keys of the fetched leaves), one count per merge status and conflict
+    Columns: keys_checked (keys whose rows were read in full: those of the changed leaves, or
+    with dense changes only the changed keys, so ``unchanged`` counts only the unchanged keys
+    that shared a leaf with a change), one count per merge status and conflict
     type, duplicate_keys, changed_keys, schema_conflicts and schema_conflict_columns (from the
     ``merge_schema_table`` model), constraint_violations (from the violations model, else NULL),
     constraints, is_clean (no conflict of any kind).

@@ -7,6 +7,7 @@ in-process ``dbt build`` on the shared SparkSession; several merges share one bu
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -42,7 +43,13 @@ def _sql_table(project, name: str, ddl: str, rows: list[str]) -> None:
 
 
 def _build(
-    project, merges: list[MergeOptions], tables: list[str], *, expect_success=True, extra=None
+    project,
+    merges: list[MergeOptions],
+    tables: list[str],
+    *,
+    expect_success=True,
+    extra=None,
+    dbt_vars=None,
 ):
     """Scaffold ``merges`` into models/merges and build them in one dbt run."""
     d = project.root / "models" / "merges"
@@ -55,7 +62,10 @@ def _build(
         f"version: 2\nsources:\n  - name: gen\n    schema: {project.schema}\n    tables:\n"
         + "".join(f"      - name: {t}\n" for t in tables)
     )
-    run = project.run("build", "--select", "merges")
+    args = ["build", "--select", "merges"]
+    if dbt_vars:
+        args += ["--vars", json.dumps(dbt_vars)]
+    run = project.run(*args)
     return run.assert_success() if expect_success else run
 
 
@@ -523,6 +533,16 @@ def _force_ansi(monkeypatch, enabled: bool) -> None:
     monkeypatch.setattr(SparkCredentials, "__post_init__", post_init)
 
 
+# The fetch paths of merge_candidates: the rows of the changed leaves (sparse), the changed keys
+# found by a narrow pass first (dense: every changed leaf counts), and the dense path falling back
+# to the leaves' rows when more keys changed than may be broadcast.
+FETCH_PATHS = [
+    {"table_diff_dense_leaf_share": 2.0},
+    {"table_diff_dense_leaf_share": 0.0},
+    {"table_diff_dense_leaf_share": 0.0, "table_diff_broadcast_key_limit": 0},
+]
+
+
 @pytest.mark.slow
 def test_merge_matches_oracle(merge_project, monkeypatch):
     """Random triples under ANSI on (the hand-written cases run with dbt-spark's ANSI off)."""
@@ -541,8 +561,9 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
         strategies=st.lists(
             st.sampled_from(["hash", "range"]), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
         ),
+        fetch=st.sampled_from(FETCH_PATHS),
     )
-    def check(batch, leaves, strategies):
+    def check(batch, leaves, strategies, fetch):
         tables, merges = [], []
         for i, tw in enumerate(batch):
             for side, rows in (("base", tw.base), ("ours", tw.ours), ("theirs", tw.theirs)):
@@ -551,7 +572,7 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
             merges.append(
                 _opts(f"p{i}", key=tw.spec.key_names, leaf_count=leaves, strategy=strategies[i])
             )
-        _build(project, merges, tables, extra=probe)
+        _build(project, merges, tables, extra=probe, dbt_vars=fetch)
         assert project.rows("merge_ansi_probe") == [("true",)]
         for i, tw in enumerate(batch):
             _check_against_oracle(project, i, tw)
@@ -560,12 +581,17 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
 
 
 def test_candidates_read_each_side_twice(hand_built):
-    """Pass count of merge_candidates: one signature scan and one leaf-pruned fetch per side."""
+    """Pass count of merge_candidates: the leaf pass runs when the model compiles (its log line
+    names the changed leaves), and the compiled query reads each side once more, pruned to the
+    changed leaves (hand: 64 leaves, few changed) or, with dense changes, to the changed keys."""
     compiled = next((hand_built.root / "target" / "compiled").rglob("hand__merge_candidates.sql"))
-    plan = hand_built.spark.sql("explain " + compiled.read_text()).first()[0]
+    sql = compiled.read_text()
+    plan = hand_built.spark.sql("explain " + sql).first()[0]
     scans = [line for line in plan.splitlines() if "FileScan parquet" in line]
     for side in ("hand_base", "hand_ours", "hand_theirs"):
-        assert sum(f".{side}[" in s for s in scans) == 2, plan
+        assert sum(f".{side}[" in s for s in scans) == 1, plan
+    assert "_blocks" not in sql and " in (" in sql, sql[:3000]
+    assert "leaves changed; fetching the rows of those leaves" in hand_built.hand_run.log
 
 
 def test_no_merge_conflicts_generic_test(hand_built):
