@@ -45,6 +45,7 @@
   {% set moved_sides = [] %}
   {% for side in ['source', 'target'] %}{% if changed[side] is true %}{% do moved_sides.append(spec[side]) %}{% endif %}{% endfor %}
   {% set moved = moved_sides | length > 0 %}
+  {% set moved_sql = 'true' if moved else 'false' %}
   {% if moved %}
     {% do log("table_diff.diff_summary: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": "
         ~ (moved_sides | join(' and ')) ~ " changed while the pair ran "
@@ -106,12 +107,12 @@
     {{ spec['max_diff_rows'] }} as max_diff_rows,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as max_diff_rows_reached,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as is_partial,
-    (diffs.diff_rows = 0 and units.units_mismatched = 0 and not {{ 'true' if moved else 'false' }}) as is_identical,
+    (diffs.diff_rows = 0 and units.units_mismatched = 0 and not {{ moved_sql }}) as is_identical,
     {%- for side in ['source', 'target'] %}
     {{ 'cast(null as boolean)' if changed[side] is none else ('true' if changed[side] else 'false') }} as {{ side }}_changed_during_run,
     {%- endfor %}
     case
-      when {{ 'true' if moved else 'false' }} then 'changed_during_run'
+      when {{ moved_sql }} then 'changed_during_run'
       when units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }} then 'partial'
       else 'complete'
     end as status,
