@@ -157,15 +157,13 @@
   {%- set leaf_plan = table_diff._leaf_plan(spec, none, leaf_count, introspect=false) -%}
   {%- set ranges_sql = table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout)
       if spec['strategy'] == 'range' else none -%}
-  {%- set signatures_sql -%}
-    with
+  {%- set leaf_ctes -%}
     {% if ranges_sql -%}
     td_ranges as ({{ ranges_sql }}),
     {% endif -%}
-    {{ table_diff._side_blocks_ctes(spec, side_relations, 'td_ranges', leaf_plan) }}
-    {#- A leaf is unchanged only when all three sides have it with identical signatures. -#}
-    select count(*), coalesce(array_join(collect_list(cast(leaf_id as string)), ','), '')
-    from (
+    {{ table_diff._side_blocks_ctes(spec, side_relations, 'td_ranges', leaf_plan) }},
+    td_diff_leaves as (
+      {#- A leaf is unchanged only when all three sides have it with identical signatures. -#}
       select leaf_id from (
         {% for side in sides %}
         select leaf_id, n_rows, h1_hi, h1_lo, h2_hi, h2_lo from {{ side }}_blocks
@@ -175,30 +173,43 @@
       group by leaf_id
       having count(*) != 3
         or count(distinct named_struct('n', n_rows, 'a', h1_hi, 'b', h1_lo, 'c', h2_hi, 'd', h2_lo)) > 1
-    ) as d
+    )
   {%- endset -%}
-  {%- set sig = run_query(signatures_sql).rows[0] -%}
-  {%- set changed_leaves = sig[0] | int -%}
-  {%- if changed_leaves == 0 -%}
-    {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs']
-        ~ ": no leaf changed (" ~ leaf_count ~ " " ~ spec['strategy'] ~ " leaves): no row is fetched.", info=true) -%}
-    {{ return(table_diff._merge_candidates_empty(spec)) }}
+  {#- A view (or an ephemeral model) is computed when it is read, so nothing may be decided now:
+      one query with the leaf pass inside, the rows of the changed leaves joined to it. A table
+      runs the leaf pass now and fetches only what it found. -#}
+  {%- set live = config.get('materialized', 'view') in ['view', 'ephemeral'] -%}
+  {%- set keys_view, leaves, ranges_from = none, none, none -%}
+  {%- if not live -%}
+    {%- set sig = run_query("with " ~ leaf_ctes ~ " select count(*), coalesce(array_join(collect_list(cast(leaf_id as string)), ','), '') from td_diff_leaves").rows[0] -%}
+    {%- set changed_leaves = sig[0] | int -%}
+    {%- if changed_leaves == 0 -%}
+      {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs']
+          ~ ": no leaf changed (" ~ leaf_count ~ " " ~ spec['strategy'] ~ " leaves): no row is fetched.", info=true) -%}
+      {{ return(table_diff._merge_candidates_empty(spec)) }}
+    {%- endif -%}
+    {%- set ranges_from = ('(' ~ ranges_sql ~ ') as td_ranges') if ranges_sql else none -%}
+    {%- set leaves = sig[1] if changed_leaves < leaf_count else none -%}
+    {%- set keys_view = table_diff._merge_changed_keys(spec, relations, leaf_plan, ranges_from, leaves)
+        if changed_leaves >= leaf_count * table_diff._dense_leaf_share('merge_candidates') else none -%}
+    {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs'] ~ ": "
+        ~ changed_leaves ~ " of " ~ leaf_count ~ " " ~ spec['strategy'] ~ " leaves changed; fetching the rows of "
+        ~ ("the changed keys" if keys_view else "those leaves") ~ ".", info=true) -%}
   {%- endif -%}
-  {%- set ranges_from = ('(' ~ ranges_sql ~ ') as td_ranges') if ranges_sql else none -%}
-  {%- set leaves = sig[1] if changed_leaves < leaf_count else none -%}
-  {%- set keys_view = table_diff._merge_changed_keys(spec, relations, leaf_plan, ranges_from, leaves)
-      if changed_leaves >= leaf_count * table_diff._dense_leaf_share('merge_candidates') else none -%}
-  {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs'] ~ ": "
-      ~ changed_leaves ~ " of " ~ leaf_count ~ " " ~ spec['strategy'] ~ " leaves changed; fetching the rows of "
-      ~ ("the changed keys" if keys_view else "those leaves") ~ ".", info=true) -%}
   with
+  {% if live -%}
+  {{ leaf_ctes }},
+  {% endif -%}
   td_fetched as (
-    select {{ table_diff.broadcast_hint(['c'] if keys_view else []) }} u.*
+    select {{ table_diff.broadcast_hint(['d'] if live else (['c'] if keys_view else [])) }} u.*
     from (
       {% for side in sides %}
       select
         {{ loop.index0 }} as __td_side,
         __td_k,
+        {%- if live %}
+        __td_leaf,
+        {%- endif %}
         {%- for k in spec['key'] %}
         {{ table_diff._typed_expr(k, side) }} as __td_key{{ loop.index }},
         {%- endfor %}
@@ -208,11 +219,14 @@
           'r{{ loop.index }}', {{ table_diff._merge_value_expr(c, side, false) }}
           {%- endfor %}
         ) as __td_vals
-      from {{ table_diff._merge_side_rows(spec, side, relations[side], leaf_plan, ranges_from, leaves) }}
+      from {{ (side ~ '_leafed') if live else table_diff._merge_side_rows(spec, side, relations[side], leaf_plan, ranges_from, leaves) }}
       {{ 'union all' if not loop.last }}
       {% endfor %}
     ) as u
-    {% if keys_view %}
+    {% if live %}
+    {#- ONE inner join after the union (a semi join would be pushed into each branch, repeating the leaf pass per side). #}
+    inner join td_diff_leaves as d on u.__td_leaf = d.leaf_id
+    {% elif keys_view %}
     {#- The changed keys, broadcast (a cached view, so the semi join may be pushed into each branch). #}
     left semi join {{ keys_view }} as c on named_struct('k', u.__td_k) = c.__td_jk
     {% endif %}
