@@ -3,7 +3,7 @@
 #   make demo         build the demo pair on an embedded Spark and print its summary
 #   make test         everything CI runs: lint, pytest, the integration project, SQL lint
 #   make venv         .venv with the pinned requirements and this package (editable)
-#   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (opt-in; see docs/decisions/0012)
+#   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (once; `make test` does it)
 #   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), about an hour
 #   make clean        build output and local Spark state; `make distclean` also drops .venv
 #
@@ -55,10 +55,16 @@ $(STAMP): requirements.txt pyproject.toml
 demo: check-java venv
 	$(BIN)/table-diff demo
 
-# Opt-in, not part of `test` or `demo`: the Delta Lake + Iceberg jars pinned in
-# spark-conf/lakehouse.env, fetched once with the machine's Maven into .spark-jars/<delta>-<iceberg>/.
+# The Delta Lake + Iceberg jars pinned in spark-conf/lakehouse.env, fetched once with the machine's
+# Maven into .spark-jars/<delta>-<iceberg>/ (ADR 0012). `make test` needs them (the format matrix);
+# `make demo` does not: it runs on plain parquet, as a Spark without the jars does.
 lakehouse-jars:
 	@scripts/fetch_lakehouse_jars.sh
+
+# Prefix for commands that must see the jars: the comma-separated list (spark.jars), and the promise
+# that the format tests must run rather than skip.
+WITH_LAKEHOUSE := TABLE_DIFF_LAKEHOUSE_JARS="$$($(CURDIR)/scripts/fetch_lakehouse_jars.sh --print-jars 2>/dev/null)" \
+  TABLE_DIFF_REQUIRE_LAKEHOUSE=1
 
 # Not part of `make test`: speed is measured here, as ratios within one SparkSession, never in tests.
 BENCH_ARGS ?= --rows 1000000,10000000 --k 0,100,1% --reps 3 \
@@ -69,7 +75,7 @@ bench: check-java venv
 
 # Order matters (serial): cheap checks first; the SQL lint compiles models against the warehouse
 # the integration build just filled (introspective macros need the upstream tables).
-test: check-java venv lint-python pytest integration lint-sql
+test: check-java venv lakehouse-jars lint-python pytest integration lint-sql
 
 lint: lint-python lint-sql
 
@@ -81,17 +87,20 @@ lint-python: venv
 # sqlfluff's dbt templater compiles every model in integration_tests with dbt-spark `method:
 # session`: it starts a local SparkSession on the integration metastore, so it needs the built
 # project (hence the dependency) and must not run while another process uses that metastore.
-lint-sql: check-java venv integration
-	TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) $(BIN)/sqlfluff lint $(SQL_LINT_PATHS)
+lint-sql: check-java venv lakehouse-jars integration
+	$(WITH_LAKEHOUSE) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) $(BIN)/sqlfluff lint $(SQL_LINT_PATHS)
 
-pytest: check-java venv
-	$(BIN)/python -m pytest tests/python
+pytest: check-java venv lakehouse-jars
+	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python
 
-integration: check-java venv
+# The integration project builds on the `lakehouse` target (Delta + Iceberg on); `make demo` uses the
+# same project's `embedded` target, plain parquet.
+integration: check-java venv lakehouse-jars
 	cd integration_tests && \
 	  export DBT_PROFILES_DIR=$(IT_DIR) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) && \
+	  export $(WITH_LAKEHOUSE) && \
 	  $(CURDIR)/$(BIN)/dbt deps && \
-	  $(CURDIR)/$(BIN)/dbt build
+	  $(CURDIR)/$(BIN)/dbt build --target lakehouse
 
 clean:
 	rm -rf integration_tests/target integration_tests/dbt_packages integration_tests/logs \

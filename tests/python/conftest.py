@@ -64,6 +64,28 @@ def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("spark")
 
 
+# Delta Lake + Iceberg (ADR 0012): on when TABLE_DIFF_LAKEHOUSE_JARS names the jars (the Makefile
+# sets it from scripts/fetch_lakehouse_jars.sh --print-jars). `make test` also sets
+# TABLE_DIFF_REQUIRE_LAKEHOUSE=1, so a missing jar list fails the format tests instead of skipping them.
+LAKEHOUSE_JARS = os.environ.get("TABLE_DIFF_LAKEHOUSE_JARS", "").strip()
+LAKEHOUSE_REQUIRED = os.environ.get("TABLE_DIFF_REQUIRE_LAKEHOUSE", "") == "1"
+
+
+def lakehouse_conf(spark_home: Path, jars: str) -> dict[str, str]:
+    """The confs that turn Delta and Iceberg on (profiles.example.yml shows the same)."""
+    return {
+        "spark.jars": jars,
+        "spark.sql.extensions": (
+            "io.delta.sql.DeltaSparkSessionExtension,"
+            "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+        ),
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        "spark.sql.catalog.iceberg": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.iceberg.type": "hadoop",
+        "spark.sql.catalog.iceberg.warehouse": str(spark_home / "iceberg-warehouse"),
+    }
+
+
 @pytest.fixture(scope="session")
 def spark_conf(spark_home: Path) -> dict[str, str]:
     """The Spark conf of the shared session; dbt profiles reuse it as server_side_parameters."""
@@ -74,7 +96,22 @@ def spark_conf(spark_home: Path) -> dict[str, str]:
             f"jdbc:derby:;databaseName={spark_home / 'metastore_db'};create=true"
         ),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={spark_home}",
+        **(lakehouse_conf(spark_home, LAKEHOUSE_JARS) if LAKEHOUSE_JARS else {}),
     }
+
+
+@pytest.fixture(scope="session")
+def lakehouse(spark: Any) -> Any:
+    """The shared session, with Delta and Iceberg on; skips without the jars, unless required."""
+    if not LAKEHOUSE_JARS:
+        message = (
+            "Delta/Iceberg tests need TABLE_DIFF_LAKEHOUSE_JARS (run them through `make pytest`, "
+            "which fetches the jars with `make lakehouse-jars` and sets it)"
+        )
+        if LAKEHOUSE_REQUIRED:
+            pytest.fail(message)
+        pytest.skip(message)
+    return spark
 
 
 @pytest.fixture(scope="session")
