@@ -35,6 +35,8 @@
     {{ return("select 'source' as side, 0 as leaf_id") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
+  {% do table_diff._require_pair_side('block_hashes', 'source', source, spec) %}
+  {% do table_diff._require_pair_side('block_hashes', 'target', target, spec) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
   {% set quick = table_diff._use_quick_check(spec) %}
   {#- Stamped with the pair's run and the time this pass started (ADR 0011): the summary checks

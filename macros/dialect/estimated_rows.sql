@@ -1,17 +1,17 @@
 {#- The size estimate that plans a pair's layout, from the optimizer's statistics (no scan). -#}
 
-{% macro estimated_rows(relation, spec) %}
-  {{ return(adapter.dispatch('estimated_rows', 'table_diff')(relation, spec)) }}
+{% macro estimated_rows(relation, spec, from_item=none) %}
+  {{ return(adapter.dispatch('estimated_rows', 'table_diff')(relation, spec, from_item)) }}
 {% endmacro %}
 
 
-{% macro default__estimated_rows(relation, spec) %}
+{% macro default__estimated_rows(relation, spec, from_item=none) %}
   {#- No portable statistics: 'unknown', so `_estimate_sides` counts the rows once. -#}
   {{ return('unknown') }}
 {% endmacro %}
 
 
-{% macro spark__estimated_rows(relation, spec) %}
+{% macro spark__estimated_rows(relation, spec, from_item=none) %}
   {#-
     Rows of a relation from the optimizer's statistics (EXPLAIN COST): the catalog rowCount after
     ANALYZE TABLE, else file bytes / an estimated row width; none without statistics; 'unknown'
@@ -21,13 +21,15 @@
     unless a filter on a partition column makes Spark list its files: so the plan is explained
     again with an always-true filter on the first partition column (metadata only, no scan).
     Failing that (a view over such a table): 'unknown' (`_estimate_sides` decides).
+    `from_item`: what the run reads (the relation at its pinned version), when not the relation.
   -#}
-  {% set est = table_diff._explained_rows("select * from " ~ relation, spec) %}
+  {% set from_item = from_item or relation %}
+  {% set est = table_diff._explained_rows("select * from " ~ from_item, spec) %}
   {% if est != 'unknown' %}{{ return(est) }}{% endif %}
   {% set partition_column = table_diff._first_partition_column(relation) %}
   {% if not partition_column %}{{ return('unknown') }}{% endif %}
   {% set p = table_diff.quote_identifier(partition_column) %}
-  {{ return(table_diff._explained_rows("select * from " ~ relation ~ " where " ~ p ~ " is null or " ~ p ~ " is not null", spec)) }}
+  {{ return(table_diff._explained_rows("select * from " ~ from_item ~ " where " ~ p ~ " is null or " ~ p ~ " is not null", spec)) }}
 {% endmacro %}
 
 

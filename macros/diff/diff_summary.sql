@@ -3,7 +3,8 @@
   mismatched, added / deleted / modified / duplicate-key / NULL-key counts, whether max_diff_rows
   was reached (the result is then partial), the columns compared, the hash spec version, the run id,
   whether a side was written while the pair ran, and the run's status (complete / partial /
-  changed_during_run). Refuses inputs of another run (ADR 0011).
+  changed_during_run), each side's format and the version every pass read (Delta, Iceberg).
+  Refuses inputs of another run (ADR 0011).
 -#}
 {% macro diff_summary(ranges, block_hashes, block_split, row_diff) %}
   {% do table_diff._require_relation('diff_summary', 'ranges', ranges) %}
@@ -122,6 +123,12 @@
     {{ table_diff._sql_string(spec['strategy']) }} as strategy,
     {{ spec['hash_spec_version'] }} as hash_spec_version,
     {{ table_diff._sql_string(spec['run_id']) }} as run_id,
+    {%- for side in ['source', 'target'] %}
+    {%- set pin = spec['pins'][side] %}
+    {%- set version = pin['version'] if pin['version'] is not none else pin['timestamp'] %}
+    {{ table_diff._sql_string(pin['format']) if pin['format'] else 'cast(null as string)' }} as {{ side }}_format,
+    {{ table_diff._sql_string(version) if version is not none else 'cast(null as string)' }} as {{ side }}_version,
+    {%- endfor %}
     current_timestamp() as generated_at
   from layout cross join hashes cross join units cross join diffs
 {% endmacro %}

@@ -8,9 +8,7 @@
 {% macro _plan_sides(spec, relations) %}
   {#- Size estimates of every [side, relation] (EXPLAINs, no scan), the larger side (the first of
       equals) whose keys a range layout samples, and the layout planned from its size. -#}
-  {% set rels = [] %}
-  {% for side, relation in relations %}{% do rels.append(relation) %}{% endfor %}
-  {% set ests = table_diff._estimate_sides(rels, spec) %}
+  {% set ests = table_diff._estimate_sides(relations, spec) %}
   {% set ns = namespace(best=0) %}
   {% for e in ests %}{% if (e or 0) > (ests[ns.best] or 0) %}{% set ns.best = loop.index0 %}{% endif %}{% endfor %}
   {{ return({'larger': relations[ns.best][1], 'larger_side': relations[ns.best][0],
@@ -25,16 +23,19 @@
     size); only when none can be sized is the first one counted, once, and the log says how to
     avoid that pass.
   -#}
-  {% set ests = [] %}
-  {% for relation in relations %}{% do ests.append(table_diff.estimated_rows(relation, spec)) %}{% endfor %}
+  {% set ests, rels = [], [] %}
+  {% for side, relation in relations %}
+    {% do ests.append(table_diff.estimated_rows(relation, spec, table_diff._side_from(spec, side, relation))) %}
+    {% do rels.append(relation) %}
+  {% endfor %}
   {% set known = ests | reject('equalto', 'unknown') | reject('none') | list %}
   {% if known %}
     {% set fill = known | max %}
   {% elif 'unknown' in ests %}
-    {% do log("table_diff: " ~ relations | join(', ') ~ ": no size statistics (a partitioned table or a view over one):"
-        ~ " counting the rows of " ~ relations[0] ~ " to plan the blocks. `ANALYZE TABLE ... COMPUTE STATISTICS`"
+    {% do log("table_diff: " ~ rels | join(', ') ~ ": no size statistics (a partitioned table or a view over one):"
+        ~ " counting the rows of " ~ rels[0] ~ " to plan the blocks. `ANALYZE TABLE ... COMPUTE STATISTICS`"
         ~ " on the table skips this count.", info=true) %}
-    {% set fill = [run_query("select count(*) from " ~ relations[0]).rows[0][0] | int, 1] | max %}
+    {% set fill = [run_query("select count(*) from " ~ table_diff._side_from(spec, relations[0][0], relations[0][1])).rows[0][0] | int, 1] | max %}
   {% endif %}
   {% set out = [] %}
   {% for e in ests %}{% do out.append(fill if e == 'unknown' else e) %}{% endfor %}
@@ -86,6 +87,15 @@
 {% endmacro %}
 
 
+{% macro _side_from(spec, side, relation) %}
+  {#- A side as a FROM item: the relation at the version its run pinned (`spec['pins']`, set once by
+      `_pin_side`), so every pass of one run reads one snapshot; the relation itself when unpinned. -#}
+  {% set pin = (spec.get('pins') or {}).get(side) %}
+  {% set clause = table_diff.as_of_clause(pin) if pin else '' %}
+  {{ return(relation ~ ((' ' ~ clause) if clause else '')) }}
+{% endmacro %}
+
+
 {% macro _key_sample_sql(spec, relation, side, layout) %}
   {#-
     Keys of `relation` sampled by key hash, not TABLESAMPLE: the same rows every run, so ranges are
@@ -93,7 +103,7 @@
   -#}
   {%- set k = table_diff._key_expr(spec, side) -%}
   select {{ k }} as k
-  from {{ relation }}
+  from {{ table_diff._side_from(spec, side, relation) }}
   where {{ table_diff._filter_predicate(spec['table_filter'] if spec['table_filter'] else 'true') }}
   {%- if layout['sample_fraction'] < 1 %}
     and {{ table_diff.hash_bucket(k, 1000000, 'table_diff:sample') }} < {{ [(layout['sample_fraction'] * 1000000) | round(0, 'ceil') | int, 1] | max }}

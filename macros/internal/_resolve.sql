@@ -6,7 +6,7 @@
   `_merge_resolve`) add only what is theirs: the pair's keys_only rule, the merge's schema status.
 -#}
 
-{% macro _resolve_sides(macro_name, relations, opts, partial_columns=false, with_columns=true) %}
+{% macro _resolve_sides(macro_name, relations, opts, partial_columns=false, with_columns=true, pin=false, as_of=none) %}
   {#-
     relations: [[side, relation, argument name], ...] in order (the first side's column order
     leads). Returns {'key': [key items], 'columns': [column items], 'key_names': [lower-case key
@@ -17,6 +17,9 @@
     are the first side's. true (a merge): a column may be missing from some sides, the columns
     are the union in side order, and a column whose types have no common type gets `type` none
     (the caller decides). with_columns false (keys_only): no column item, no column check.
+    pin true: each side's version is resolved here, once (`_pin_side`), returned as 'pins'
+    {side: pin}; `as_of` {side: version number or timestamp text} reads a side at that version, and
+    its columns are that version's.
   -#}
   {% set sides, rels, args = [], {}, {} %}
   {% for side, relation, arg in relations %}
@@ -28,12 +31,19 @@
       else (names_all[:-1] | join(', ') ~ ' and ' ~ names_all[-1]) %}
   {% set any_label = names_all[:-1] | join(', ') ~ (' and ' if sides | length == 2 else ' or ') ~ names_all[-1] %}
 
-  {% set columns_of = {} %}
+  {% set columns_of, pins = {}, {} %}
   {% for side in sides %}
     {% set found_cols = adapter.get_columns_in_relation(rels[side]) %}
     {% if found_cols | length == 0 %}
       {{ table_diff._fail(macro_name, args[side], rels[side], "an existing table or view with columns",
           "Build or create " ~ rels[side] ~ " first (dbt build --select +<model>), or fix the ref()/source() passed as " ~ args[side] ~ ".") }}
+    {% endif %}
+    {% if pin %}
+      {% set p = table_diff._pin_side(macro_name, args[side], rels[side], (as_of or {}).get(side)) %}
+      {% do pins.update({side: p}) %}
+      {% if p['explicit'] %}
+        {% set found_cols = table_diff.query_columns('select * from ' ~ rels[side] ~ ' ' ~ table_diff.as_of_clause(p)) %}
+      {% endif %}
     {% endif %}
     {% do columns_of.update({side: found_cols}) %}
   {% endfor %}
@@ -159,7 +169,7 @@
   {% set filtered = [] %}
   {% for side in sides %}{% do filtered.append(rels[side]) %}{% endfor %}
   {% do table_diff._check_table_filter(macro_name, opts['table_filter'], filtered) %}
-  {{ return({'key': key, 'columns': columns, 'key_names': key_names, 'columns_of': columns_of}) }}
+  {{ return({'key': key, 'columns': columns, 'key_names': key_names, 'columns_of': columns_of, 'pins': pins}) }}
 {% endmacro %}
 
 
@@ -180,4 +190,36 @@
   {% set parts = [] %}
   {% for side in sides %}{% do parts.append(found[side].dtype ~ ' in ' ~ rels[side]) %}{% endfor %}
   {{ return(parts[:-1] | join(', ') ~ ' and ' ~ parts[-1]) }}
+{% endmacro %}
+
+
+{% macro _pin_side(macro_name, arg, relation, as_of=none) %}
+  {#-
+    The version one run reads of a side: {'format', 'version', 'timestamp', 'explicit'}. Without
+    `as_of`: the side's current version (Delta, Iceberg), resolved now, or none (plain files, a
+    view: unpinned, and the run checks them for writes instead, `_changed_sides`). With `as_of` (a
+    version number, or a timestamp as text): that version, checked to exist before any scan.
+  -#}
+  {% set tv = table_diff.table_version(relation) %}
+  {% if as_of is none %}
+    {{ return({'format': tv['format'], 'version': tv['version'], 'timestamp': none, 'explicit': false}) }}
+  {% endif %}
+  {% set as_of_arg = arg ~ '_as_of' %}
+  {% if tv['format'] not in ['delta', 'iceberg'] %}
+    {{ table_diff._fail(macro_name, as_of_arg, as_of, "a side that is a Delta Lake or Iceberg table (they keep versions)",
+        relation ~ " is " ~ (("a " ~ tv['format']) if tv['format'] else "a relation") ~ " with no versions to read; remove "
+        ~ as_of_arg ~ ", or compare against a copy saved when that version was current.") }}
+  {% endif %}
+  {% if as_of is boolean or not ((as_of is number and (as_of | int) == as_of and as_of >= 0) or (as_of is string and as_of | trim != '')) %}
+    {{ table_diff._fail(macro_name, as_of_arg, as_of, "a version number (Delta: a commit version; Iceberg: a snapshot id) or a timestamp as text",
+        "Write it as " ~ as_of_arg ~ "=12 or " ~ as_of_arg ~ "='2026-11-24 00:00:00'.") }}
+  {% endif %}
+  {% set p = {'format': tv['format'], 'version': (as_of | int) if as_of is number else none,
+              'timestamp': (as_of | trim) if as_of is string else none, 'explicit': true} %}
+  {% set reason = table_diff.explain_error('select 1 from ' ~ relation ~ ' ' ~ table_diff.as_of_clause(p)) %}
+  {% if reason %}
+    {{ table_diff._fail(macro_name, as_of_arg, as_of, "a version of " ~ relation ~ " that can still be read",
+        "Spark says: " ~ reason ~ ". DESCRIBE HISTORY " ~ relation ~ " (Delta) or its `snapshots` metadata table (Iceberg) lists the versions kept.") }}
+  {% endif %}
+  {{ return(p) }}
 {% endmacro %}

@@ -77,7 +77,7 @@
           {{ table_diff.row_fingerprint(table_diff._fingerprint_inputs(spec, side), 'a') }} as __td_h1
         from (
           select *, {{ table_diff._key_expr(spec, side) }} as __td_k
-          from {{ relation }}
+          from {{ table_diff._side_from(spec, side, relation) }}
           {{ table_diff._where(spec) }}
         ) as r
         {%- if filtered %}

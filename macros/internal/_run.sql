@@ -6,6 +6,8 @@
   half-replaced outputs fails with the stale table's name, and readers (the CLI, the report) check
   the stamps and the summary's counts before they show anything.
 
+  A Delta or Iceberg side is pinned instead: `__ranges` resolves its version once (`_pin_side`) and
+  every pass reads `VERSION AS OF` it, so a commit during the run never reaches the result.
   A table written during a run (plain file tables: no snapshot to pin): the block pass records
   when it started; when the row fetch read rows again, the summary counts each side once more
   (`count(*)` and the newest data file's modification time from `_metadata`: no column is decoded
@@ -39,14 +41,19 @@
 
 
 {% macro _changed_sides(macro_name, spec, relations, rows_at_start, started_at) %}
-  {#- Sides whose table moved since `started_at`: {side: true|false|none}, none where the
+  {#- Sides whose table moved since `started_at`: {side: true|false|none}; false for a side pinned
+      to a version (Delta, Iceberg: nothing written later is read); none where the
       relation has no file metadata (`file_modified_at`: a view, a non-file source), which is logged. One count-like
       query over both sides: row count (after table_filter) and the newest data file. -#}
   {% set checked = {} %}
   {% set parts = [] %}
   {% for side, relation in relations.items() %}
-    {% set modified_at = table_diff.file_modified_at(relation) %}
-    {% if modified_at %}
+    {% set pin = (spec.get('pins') or {}).get(side) or {} %}
+    {% set modified_at = table_diff.file_modified_at(relation) if pin.get('version') is none and pin.get('timestamp') is none else none %}
+    {% if pin.get('version') is not none or pin.get('timestamp') is not none %}
+      {#- Read at one version by every pass: a write during the run cannot reach the result. -#}
+      {% do checked.update({side: false}) %}
+    {% elif modified_at %}
       {% do parts.append("select '" ~ side ~ "' as side, count(*) as n, max(" ~ modified_at ~ ") >= timestamp "
           ~ table_diff._sql_string(started_at) ~ " as newer from " ~ relation ~ " " ~ table_diff._where(spec)) %}
     {% else %}
@@ -61,4 +68,14 @@
     {% endfor %}
   {% endif %}
   {{ return(checked) }}
+{% endmacro %}
+
+
+{% macro _require_pair_side(macro_name, arg, relation, spec) %}
+  {#- The relation a downstream model of a pair reads as `arg` ('source' or 'target') is the one its
+      ranges model resolved (and pinned): never another table's version applied to this one. -#}
+  {% if (relation | string) != spec[arg] %}
+    {{ table_diff._fail(macro_name, arg, relation, "the pair's " ~ arg ~ " " ~ spec[arg] ~ " (as recorded by " ~ spec.get('ranges', 'its ranges model') ~ ")",
+        "Pass the same relation to every model of the pair, or rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
+  {% endif %}
 {% endmacro %}

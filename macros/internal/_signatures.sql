@@ -20,7 +20,7 @@
         {{ table_diff._null_key_expr(spec) }} as __td_null_key,
         {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
         {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
-      from {{ relation }}
+      from {{ table_diff._side_from(spec, side, relation) }}
       {{ table_diff._where(spec) }}
     ) as r
   {%- endfor %}
@@ -49,7 +49,7 @@
       {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
     from (
       select *, {{ table_diff._key_expr(spec, side) }} as __td_k
-      from {{ relation }}
+      from {{ table_diff._side_from(spec, side, relation) }}
       {{ table_diff._where(spec) }}
     ) as r
     {{ table_diff.leaf_join(plan, 'td_bounds', 'r.__td_k') }}

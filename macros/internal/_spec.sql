@@ -11,7 +11,7 @@
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
 
-{% macro _spec_version() %}{{ return(1) }}{% endmacro %}
+{% macro _spec_version() %}{{ return(2) }}{% endmacro %}
 
 {% macro _package_version() %}{{ return('0.1.0') }}{% endmacro %}
 
@@ -127,7 +127,7 @@
       then the pair's own rule: no compared column left means keys only, and only when asked. -#}
   {% set keys_only = opts.get('keys_only', false) %}
   {% set resolved = table_diff._resolve_sides(macro_name, [['source', source, source_arg], ['target', target, target_arg]],
-      opts, with_columns=not keys_only) %}
+      opts, with_columns=not keys_only, pin=true, as_of={'source': opts.get('source_as_of'), 'target': opts.get('target_as_of')}) %}
   {% set key, compared = resolved['key'], resolved['columns'] %}
 
   {#- A diff with no compared column only tells which keys exist: never by accident. -#}
@@ -156,7 +156,15 @@
       'check_duplicate_keys': opts.get('check_duplicate_keys', false),
       'quick_check': opts.get('quick_check', 'auto'),
       'keys_only': compared | length == 0,
+      'pins': resolved['pins'],
   } %}
+  {% for side in ['source', 'target'] %}
+    {% set p = resolved['pins'][side] %}
+    {% if p['version'] is not none or p['timestamp'] is not none %}
+      {% do log("table_diff." ~ macro_name ~ ": " ~ spec[side] ~ " (" ~ p['format'] ~ ") read at "
+          ~ table_diff.as_of_clause(p) ~ (" (its current version)" if not p['explicit'] else "") ~ " by every pass of this run.", info=true) %}
+    {% endif %}
+  {% endfor %}
   {{ return(spec) }}
 {% endmacro %}
 

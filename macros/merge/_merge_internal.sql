@@ -291,7 +291,7 @@
 {% macro _merge_side_rows(spec, side, relation, plan, ranges_from, leaves) %}
   {#- A FROM item: the side's filtered rows with their key `__td_k`, only those of the `leaves`
       (a comma list of leaf ids; none = every leaf, and no leaf is computed). -#}
-  {%- set rows = '(select *, ' ~ table_diff._key_expr(spec, side) ~ ' as __td_k from ' ~ relation ~ ' '
+  {%- set rows = '(select *, ' ~ table_diff._key_expr(spec, side) ~ ' as __td_k from ' ~ table_diff._side_from(spec, side, relation) ~ ' '
       ~ table_diff._where(spec) ~ ')' -%}
   {%- if leaves is none -%}{{ return(rows ~ ' as r') }}{%- endif -%}
   {%- set joined = table_diff.leaf_join(plan, '(' ~ table_diff.leaf_table_sql(spec, ranges_from, plan) ~ ')', 'r.__td_k') -%}

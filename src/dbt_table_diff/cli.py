@@ -17,6 +17,11 @@ def _split_list(values: list[str] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _as_of(value: str) -> int | str:
+    """``--source-as-of 12`` is a version number; anything else a timestamp, kept as text."""
+    return int(value) if value.isdigit() else value
+
+
 def _add_scaffold(sub) -> None:
     scaffold = sub.add_parser("scaffold", help="write the model files of a diff pipeline")
     kinds = scaffold.add_subparsers(dest="kind", required=True)
@@ -52,6 +57,14 @@ def _add_scaffold(sub) -> None:
         help="compare only which keys exist on each side (no column values); required when "
         "--columns/--exclude-columns leave no non-key column",
     )
+    for side in ("source", "target"):
+        pair.add_argument(
+            f"--{side}-as-of",
+            type=_as_of,
+            metavar="VERSION|TIMESTAMP",
+            help=f"read the {side} (a Delta or Iceberg table) at this version number or timestamp "
+            "instead of its current version, e.g. to diff a table against itself a day ago",
+        )
     pair.add_argument(
         "--quick-check",
         choices=["auto", "true", "false"],
@@ -105,6 +118,8 @@ def _scaffold_pair(args) -> int:
         max_diff_rows=args.max_diff_rows,
         check_duplicate_keys=args.check_duplicate_keys,
         keys_only=args.keys_only,
+        source_as_of=args.source_as_of,
+        target_as_of=args.target_as_of,
         quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
     )

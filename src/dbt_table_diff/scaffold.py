@@ -46,6 +46,9 @@ class PairOptions:
     check_duplicate_keys: bool | None = None
     quick_check: bool | str | None = None  # True, False or "auto" (the default when None)
     keys_only: bool | None = None  # compare only which keys exist (no column values)
+    # A Delta / Iceberg side read at this version (number) or timestamp (text), not its current one.
+    source_as_of: int | str | None = None
+    target_as_of: int | str | None = None
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -159,6 +162,8 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         "check_duplicate_keys": opts.check_duplicate_keys,
         "quick_check": opts.quick_check,
         "keys_only": opts.keys_only,
+        "source_as_of": opts.source_as_of,
+        "target_as_of": opts.target_as_of,
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-SPEC_VERSION = 1
+SPEC_VERSION = 2
 HASH_SPEC_VERSION = 1
 
 
@@ -110,6 +110,27 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class Pin:
+    """A value of ``pins``: the version of one side that every pass of the run reads.
+
+    ``version`` (a Delta commit version or an Iceberg snapshot id) or ``timestamp`` (text, from an
+    ``*_as_of`` option) is set when the side is read ``AS OF`` it; both are None for a side with no
+    versions (plain files, a view), which the summary checks for writes during the run instead.
+    ``explicit``: the pair asked for this version (``source_as_of`` / ``target_as_of``) rather
+    than the side's current one.
+    """
+
+    format: str | None
+    version: int | None
+    timestamp: str | None
+    explicit: bool
+
+    @property
+    def pinned(self) -> bool:
+        return self.version is not None or self.timestamp is not None
+
+
+@dataclass(frozen=True)
 class Spec:
     """A pair's resolved options as stored in ``NAME__ranges.spec`` (docs/spec.md)."""
 
@@ -131,6 +152,7 @@ class Spec:
     check_duplicate_keys: bool
     quick_check: QuickCheck
     keys_only: bool
+    pins: Mapping[str, Pin]
     layout: Layout
     run_id: str
     ranges: str
@@ -145,6 +167,7 @@ class Spec:
         out = asdict(self)
         out["key"] = [asdict(k) for k in self.key]
         out["columns"] = [{**asdict(c), "normalize": dict(c.normalize)} for c in self.columns]
+        out["pins"] = {side: asdict(pin) for side, pin in self.pins.items()}
         out["strategy"] = self.strategy.value
         out["quick_check"] = {QuickCheck.TRUE: True, QuickCheck.FALSE: False}.get(
             self.quick_check, self.quick_check.value
@@ -232,6 +255,20 @@ def load_spec(
         )
         for c in _required(data, "columns", list, where)
     )
+    pins = {}
+    for side, item in _required(data, "pins", Mapping, where).items():
+        at = f"{where}: pins.{side}"
+        if not isinstance(item, Mapping):
+            raise SpecError(f"{at}: expected an object, got {item!r}")
+        pins[side] = Pin(
+            format=_optional(item, "format", str, at),
+            version=_optional(item, "version", int, at),
+            timestamp=_optional(item, "timestamp", str, at),
+            explicit=_required(item, "explicit", bool, at),
+        )
+    if set(pins) != {"source", "target"}:
+        sides = sorted(pins)
+        raise SpecError(f"{where}: spec field 'pins' has sides {sides}, expected source and target")
     lay = _required(data, "layout", Mapping, where)
     layout = Layout(
         estimated_rows=_required(lay, "estimated_rows", int, f"{where}: layout"),
@@ -267,6 +304,7 @@ def load_spec(
         check_duplicate_keys=_required(data, "check_duplicate_keys", bool, where),
         quick_check=quick_check,
         keys_only=_required(data, "keys_only", bool, where),
+        pins=pins,
         layout=layout,
         run_id=_required(data, "run_id", str, where),
         ranges=_required(data, "ranges", str, where),
@@ -277,3 +315,4 @@ SPEC_FIELDS = frozenset(f.name for f in fields(Spec))
 KEY_FIELDS = frozenset(f.name for f in fields(KeyColumn))
 COLUMN_FIELDS = frozenset(f.name for f in fields(CompareColumn))
 LAYOUT_FIELDS = frozenset(f.name for f in fields(Layout))
+PIN_FIELDS = frozenset(f.name for f in fields(Pin))

@@ -66,7 +66,7 @@ def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # Delta Lake + Iceberg (ADR 0012): on when TABLE_DIFF_LAKEHOUSE_JARS names the jars (the Makefile
 # sets it from scripts/fetch_lakehouse_jars.sh --print-jars). `make test` also sets
-# TABLE_DIFF_REQUIRE_LAKEHOUSE=1, so a missing jar list fails the format tests instead of skipping them.
+# TABLE_DIFF_REQUIRE_LAKEHOUSE=1: a missing jar list then fails the format tests, never skips them.
 LAKEHOUSE_JARS = os.environ.get("TABLE_DIFF_LAKEHOUSE_JARS", "").strip()
 LAKEHOUSE_REQUIRED = os.environ.get("TABLE_DIFF_REQUIRE_LAKEHOUSE", "") == "1"
 

@@ -21,6 +21,7 @@ from dbt_table_diff.spec import (
     HASH_SPEC_VERSION,
     KEY_FIELDS,
     LAYOUT_FIELDS,
+    PIN_FIELDS,
     SPEC_FIELDS,
     SPEC_VERSION,
     QuickCheck,
@@ -62,6 +63,7 @@ DOC_TOP = DOCS["Top-level fields"]
 DOC_KEY = DOCS["`key[]` items"]
 DOC_COLUMNS = DOCS["`columns[]` items"]
 DOC_LAYOUT = DOCS["`layout`"]
+DOC_PINS = DOCS["`pins` items"]
 DOC_MERGE = DOCS["The merge spec (separate)"]
 DOC_MERGE_ITEMS = DOCS["merge items"]
 
@@ -71,6 +73,7 @@ def test_docs_name_exactly_the_dataclass_fields():
     assert DOC_KEY == KEY_FIELDS
     assert DOC_COLUMNS == COLUMN_FIELDS
     assert DOC_LAYOUT == LAYOUT_FIELDS
+    assert DOC_PINS == PIN_FIELDS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,12 +196,12 @@ def undocumented(path: str, reads: dict[str, set[str]]) -> list[str]:
     allowed = {
         "top": DOC_MERGE | DOC_TOP if merge else DOC_TOP,
         "layout": DOC_LAYOUT,
-        "item": DOC_MERGE_ITEMS | DOC_KEY | DOC_COLUMNS if merge else DOC_KEY | DOC_COLUMNS,
+        "item": (DOC_MERGE_ITEMS if merge else set()) | DOC_KEY | DOC_COLUMNS | DOC_PINS,
     }
     if path.endswith(".py"):
         allowed["top"] = (allowed["top"] & SPEC_FIELDS) | SPEC_PROPERTIES
         allowed["layout"] = allowed["layout"] & LAYOUT_FIELDS
-        allowed["item"] = allowed["item"] & (KEY_FIELDS | COLUMN_FIELDS)
+        allowed["item"] = allowed["item"] & (KEY_FIELDS | COLUMN_FIELDS | PIN_FIELDS)
     return [
         f"{path}: {kind} field '{name}'"
         for kind, names in reads.items()
@@ -293,6 +296,10 @@ def example() -> dict:
         "check_duplicate_keys": False,
         "quick_check": "auto",
         "keys_only": False,
+        "pins": {
+            "source": {"format": "parquet", "version": None, "timestamp": None, "explicit": False},
+            "target": {"format": "delta", "version": 12, "timestamp": None, "explicit": False},
+        },
         "layout": {
             "estimated_rows": 2500000,
             "block_count": 64,

@@ -1,0 +1,85 @@
+{#- Table versions (Delta Lake, Apache Iceberg): which format a relation is, its current version,
+    and how a query reads it at one version. What pins every pass of a run to one snapshot. -#}
+
+{% macro table_version(relation) %}
+  {{ return(adapter.dispatch('table_version', 'table_diff')(relation)) }}
+{% endmacro %}
+
+
+{% macro default__table_version(relation) %}
+  {#- No portable notion of a table version: every side is read as it is (unpinned). -#}
+  {{ return({'format': none, 'version': none}) }}
+{% endmacro %}
+
+
+{% macro spark__table_version(relation) %}
+  {#-
+    {'format': 'delta' | 'iceberg' | 'view' | the provider ('parquet', ...) | none,
+     'version': the current version (Delta: the newest commit of DESCRIBE HISTORY; Iceberg: the
+     snapshot id of branch main) or none (no versions, or an Iceberg table with no snapshot yet)}.
+    Metadata only: DESCRIBE TABLE EXTENDED, then the log (Delta) or a metadata table (Iceberg).
+  -#}
+  {% set ns = namespace(detail=false, provider=none, type=none) %}
+  {% for row in run_query('describe table extended ' ~ relation).rows %}
+    {% set name = (row[0] or '') | trim %}
+    {% if name == '# Detailed Table Information' %}
+      {% set ns.detail = true %}
+    {% elif ns.detail and name == 'Provider' %}
+      {% set ns.provider = (row[1] or '') | trim | lower %}
+    {% elif ns.detail and name == 'Type' %}
+      {% set ns.type = (row[1] or '') | trim | lower %}
+    {% endif %}
+  {% endfor %}
+  {% if ns.type == 'view' %}{{ return({'format': 'view', 'version': none}) }}{% endif %}
+  {% set version = none %}
+  {% if ns.provider == 'delta' %}
+    {% set version = run_query('describe history ' ~ relation ~ ' limit 1').rows[0][0] | int %}
+  {% elif ns.provider == 'iceberg' %}
+    {% set rows = run_query("select snapshot_id from " ~ relation ~ ".refs where name = 'main'").rows %}
+    {% set version = (rows[0][0] | int) if rows | length > 0 and rows[0][0] is not none else none %}
+  {% endif %}
+  {{ return({'format': ns.provider, 'version': version}) }}
+{% endmacro %}
+
+
+{% macro as_of_clause(pin) %}
+  {{ return(adapter.dispatch('as_of_clause', 'table_diff')(pin)) }}
+{% endmacro %}
+
+
+{% macro default__as_of_clause(pin) %}
+  {{ return(table_diff._not_implemented('as_of_clause')) }}
+{% endmacro %}
+
+
+{% macro spark__as_of_clause(pin) %}
+  {#- The time-travel clause after a table name for a pin ({'version': n} or {'timestamp': text}),
+      '' for none: Spark's `VERSION AS OF` / `TIMESTAMP AS OF` (Delta and Iceberg alike). -#}
+  {% if pin is none %}{{ return('') }}{% endif %}
+  {% if pin.get('version') is not none %}{{ return('version as of ' ~ pin['version']) }}{% endif %}
+  {% if pin.get('timestamp') is not none %}
+    {{ return('timestamp as of ' ~ "'" ~ (pin['timestamp'] | string | replace("\\", "\\\\") | replace("'", "\\'")) ~ "'") }}
+  {% endif %}
+  {{ return('') }}
+{% endmacro %}
+
+
+{% macro query_columns(sql) %}
+  {{ return(adapter.dispatch('query_columns', 'table_diff')(sql)) }}
+{% endmacro %}
+
+
+{% macro default__query_columns(sql) %}
+  {{ return(table_diff._not_implemented('query_columns')) }}
+{% endmacro %}
+
+
+{% macro spark__query_columns(sql) %}
+  {#- The columns (name, type) a query returns, from DESCRIBE QUERY (analysis only, no data read):
+      the schema of a table at an older version, which the catalog does not describe. -#}
+  {% set columns = [] %}
+  {% for row in run_query('describe query ' ~ sql).rows %}
+    {% do columns.append(api.Column.create(row[0], row[1])) %}
+  {% endfor %}
+  {{ return(columns) }}
+{% endmacro %}
