@@ -15,6 +15,7 @@ SCRIPT = ROOT / "scripts" / "fetch_lakehouse_jars.sh"
 PINS = ROOT / "spark-conf" / "lakehouse.env"
 ADR = ROOT / "docs" / "decisions" / "0012-lakehouse-versions.md"
 PROFILES = ROOT / "profiles.example.yml"
+REQUIREMENTS = ROOT / "requirements.txt"
 
 
 def _pins() -> dict[str, str]:
@@ -33,6 +34,16 @@ def test_pins_share_one_spark_line():
     assert pins["LAKEHOUSE_PYSPARK_VERSION"].startswith(line + ".")
     assert pins["DELTA_ARTIFACT"] == f"io.delta:delta-spark_{line}_{scala}"
     assert pins["ICEBERG_ARTIFACT"] == f"org.apache.iceberg:iceberg-spark-runtime-{line}_{scala}"
+
+
+def test_requirements_pin_the_lakehouse_spark():
+    """The suite's pyspark is the one the jars are built for (one Spark line, ADR 0012)."""
+    pinned = [
+        line.split("==", 1)[1].split()[0]
+        for line in REQUIREMENTS.read_text().splitlines()
+        if line.lower().startswith("pyspark==")
+    ]
+    assert pinned == [_pins()["LAKEHOUSE_PYSPARK_VERSION"]], (pinned, PINS.name)
 
 
 def test_adr_names_the_pinned_versions():
