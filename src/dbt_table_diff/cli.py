@@ -66,6 +66,15 @@ def _add_scaffold(sub) -> None:
             "instead of its current version, e.g. to diff a table against itself a day ago",
         )
     pair.add_argument(
+        "--repair",
+        nargs="?",
+        const="source_to_target",
+        choices=["source_to_target", "target_to_source"],
+        help="also write NAME__repair, the actions that make the target equal the source "
+        "(or, with target_to_source, the source equal the target); applied only by "
+        "`dbt run-operation table_diff.apply_repair`",
+    )
+    pair.add_argument(
         "--quick-check",
         choices=["auto", "true", "false"],
         help="whole-table signature before the per-block pass: auto (default: unless the last "
@@ -120,12 +129,14 @@ def _scaffold_pair(args) -> int:
         keys_only=args.keys_only,
         source_as_of=args.source_as_of,
         target_as_of=args.target_as_of,
+        repair=args.repair,
         quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
     )
     for path in write_pair(opts, Path(args.dir), force=args.force):
         print(f"wrote {path}")
-    print(f"next: dbt build --select +{args.name}__summary")
+    last = "repair" if args.repair else "summary"
+    print(f"next: dbt build --select +{args.name}__{last}")
     return 0
 
 

@@ -18,6 +18,7 @@ _RELATION_EXPR = re.compile(
 )
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MODEL_SUFFIXES = ("ranges", "block_hashes", "block_split", "row_diff", "summary")
+REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
 NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
 TRUNCATE_UNITS = ("millisecond", "second", "minute", "hour", "day")
 
@@ -49,6 +50,8 @@ class PairOptions:
     # A Delta / Iceberg side read at this version (number) or timestamp (text), not its current one.
     source_as_of: int | str | None = None
     target_as_of: int | str | None = None
+    # Also write NAME__repair (the actions that make one side equal the other): the direction.
+    repair: str | None = None
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -113,6 +116,11 @@ def validate(opts: PairOptions) -> None:
     ):
         if value is not None and value < minimum:
             raise ScaffoldError(f"invalid {arg} {value}. Expected a whole number >= {minimum}.")
+    if opts.repair is not None and opts.repair not in REPAIR_DIRECTIONS:
+        raise ScaffoldError(
+            f"invalid --repair '{opts.repair}'. Expected {' or '.join(REPAIR_DIRECTIONS)}"
+            " (source_to_target writes the target)."
+        )
     if opts.quick_check not in (None, True, False, "auto"):
         raise ScaffoldError(
             f"invalid --quick-check '{opts.quick_check}'. Expected auto, true or false."
@@ -199,9 +207,40 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         + "{{ table_diff.diff_summary(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_hashes=ref('{n}__block_hashes'),\n"
         + f"    block_split=ref('{n}__block_split'),\n    row_diff=ref('{n}__row_diff')\n) }}}}\n",
-        f"_{n}__models.yml": _properties_yml(opts),
+        f"_{n}__models.yml": _properties_yml(opts) + (_repair_yml(opts) if opts.repair else ""),
     }
+    if opts.repair:
+        files[f"{n}__repair.sql"] = (
+            header
+            + "-- Nothing is written to a side until you run:\n"
+            + f'--   dbt run-operation table_diff.apply_repair --args "{{pair: {n}}}"\n'
+            + "{{ table_diff.repair_rows(\n"
+            + f"    ranges=ref('{n}__ranges'),\n    row_diff=ref('{n}__row_diff'),\n"
+            + f"    summary=ref('{n}__summary'),\n"
+            + f"    source={opts.source},\n    target={opts.target},\n"
+            + f"    direction={jinja_literal(opts.repair)}\n) }}}}\n"
+        )
     return files
+
+
+def _repair_yml(opts: PairOptions) -> str:
+    n = opts.name
+    side = "target" if opts.repair == "source_to_target" else "source"
+    return f"""  - name: {n}__repair
+    description: >
+      Actions that make the {side} of pair {n} equal to the other side, one row each: delete,
+      insert (the full row) or update (the changed columns). Nothing is written until
+      `dbt run-operation table_diff.apply_repair --args "{{pair: {n}}}"`, which checks that the
+      pair's last run is complete and the {side} unchanged since, then writes it (MERGE INTO on
+      Delta Lake and Iceberg: one commit).
+    columns:
+      - name: repair_action
+        description: delete, insert or update.
+      - name: changed_columns
+        description: For update, the columns it sets; the others keep their value.
+      - name: repair_direction
+        description: {opts.repair}.
+"""
 
 
 def _properties_yml(opts: PairOptions) -> str:

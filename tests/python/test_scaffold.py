@@ -53,6 +53,7 @@ def test_pair_files_and_options_live_only_in_ranges():
         ({"split_factor": 1}, "invalid --split-factor 1. Expected a whole number >= 2"),
         ({"strategy": "fast"}, "invalid --strategy 'fast'"),
         ({"quick_check": "yes"}, "invalid --quick-check 'yes'. Expected auto, true or false"),
+        ({"repair": "both"}, "invalid --repair 'both'. Expected source_to_target or"),
     ],
 )
 def test_bad_pair_options_are_refused(kwargs, message):
@@ -113,6 +114,21 @@ def test_cli_keys_only_reaches_the_ranges_model(tmp_path):
     assert "keys_only=true" in (tmp_path / "p__ranges.sql").read_text()
     assert main([*args, "--primary-key", "id", "--dir", str(tmp_path), "--force"]) == 0
     assert "keys_only" not in (tmp_path / "p__ranges.sql").read_text()  # the macro's default
+
+
+@pytest.mark.parametrize(
+    ("flag", "direction"),
+    [(["--repair"], "source_to_target"), (["--repair", "target_to_source"], "target_to_source")],
+)
+def test_cli_repair_adds_a_repair_model(tmp_path, capsys, flag, direction):
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    assert main([*args, "--primary-key", "id", "--dir", str(tmp_path), *flag]) == 0
+    repair = (tmp_path / "p__repair.sql").read_text()
+    assert "table_diff.repair_rows(" in repair and f"direction='{direction}'" in repair
+    assert "row_diff=ref('p__row_diff')" in repair and "summary=ref('p__summary')" in repair
+    assert "table_diff.apply_repair" in repair  # how to apply it, in the model's header
+    assert "- name: p__repair" in (tmp_path / "_p__models.yml").read_text()
+    assert "dbt build --select +p__repair" in capsys.readouterr().out
 
 
 def test_cli_scaffolds_a_merge(tmp_path):
