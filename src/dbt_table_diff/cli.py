@@ -206,6 +206,16 @@ class ReportError(Exception):
     """`table-diff report` cannot tell which pair to read, or where: the message says the fix."""
 
 
+def _is_user_project(directory: Path) -> bool:
+    """A dbt project other than the table_diff package itself (the root of a clone)."""
+    import yaml
+
+    path = directory / "dbt_project.yml"
+    if not path.exists():
+        return False
+    return (yaml.safe_load(path.read_text()) or {}).get("name") != "table_diff"
+
+
 def _report_project(args) -> tuple[Path, Path | None]:
     """The dbt project and profiles dir: --project-dir, else the current directory when it is a
     dbt project, else the demo project (integration_tests/ of a table_diff clone), as `demo`."""
@@ -213,7 +223,7 @@ def _report_project(args) -> tuple[Path, Path | None]:
         project = Path(args.project_dir).resolve()
         if not (project / "dbt_project.yml").exists():
             raise ReportError(f"{project} has no dbt_project.yml; pass the dbt project's directory")
-    elif (Path.cwd() / "dbt_project.yml").exists() and (Path.cwd() / "models").is_dir():
+    elif _is_user_project(Path.cwd()):
         project = Path.cwd()
     else:
         project = _find_demo_project(Path.cwd())
@@ -293,7 +303,7 @@ def _report(args) -> int:
     from dbt.cli.main import dbtRunner
 
     with tqdm(total=REPORT_STEPS + 2, desc="parsing the dbt project", unit="step") as bar:
-        parsed = dbtRunner().invoke(["parse", "--log-level", "none", *common])
+        parsed = dbtRunner().invoke(["parse", "--quiet", *common])
         if not parsed.success or parsed.result is None:
             raise ReportError(f"`dbt parse` of {project} failed (see above); fix the project first")
         pairs = pair_summaries(parsed.result)
@@ -307,7 +317,10 @@ def _report(args) -> int:
             ["show", "--log-level", "none", "--inline", "select 1 as ok", *common]
         )
         if not shown.success:
-            raise ReportError("could not open the profile's connection (see above)")
+            raise ReportError(
+                f"could not open the connection of the profile of {project}: "
+                f"{shown.exception or 'dbt show failed'}. Check the profile with `dbt debug`."
+            )
         from dbt_table_diff.session_submission import get_session
 
         spark = get_session()

@@ -8,6 +8,7 @@ downstream model reads it from there, so the options of a pair cannot drift apar
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,8 +205,57 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
     return files
 
 
+# Every column of NAME__summary (macros/diff/diff_summary.sql), as `dbt docs` shows it.
+SUMMARY_COLUMNS = (
+    ("source_relation", "The source side (relation or `ref`)."),
+    ("target_relation", "The target side."),
+    ("rows_source", "Rows of the source (after table_filter)."),
+    ("rows_target", "Rows of the target (after table_filter)."),
+    ("blocks_total", "Level-0 blocks of the layout."),
+    ("blocks_mismatched", "Level-0 blocks whose signatures differ (or hold duplicate keys)."),
+    ("leaves_total", "Leaves (finest blocks) of the layout."),
+    ("units_mismatched", "Compare units the split step produced."),
+    ("rows_added", "Rows only in the target."),
+    ("rows_deleted", "Rows only in the source."),
+    ("rows_modified", "Keys on both sides whose compared columns differ."),
+    ("duplicate_key_rows", "Rows of keys stored more than once on a side."),
+    ("null_key_rows_source", "Source rows with a NULL key component."),
+    ("null_key_rows_target", "Target rows with a NULL key component."),
+    ("max_diff_rows", "The limit of differing rows kept."),
+    ("max_diff_rows_reached", "Whether the limit was reached (same as is_partial)."),
+    ("is_partial", "True when max_diff_rows stopped the diff early; counts are then lower bounds."),
+    ("is_identical", "True when no row differs (and no side changed during the run)."),
+    ("source_changed_during_run", "The source was written while the pair ran (NULL: unknown)."),
+    ("target_changed_during_run", "The target was written while the pair ran (NULL: unknown)."),
+    ("status", "complete, partial or changed_during_run."),
+    ("key_columns", "The primary key columns."),
+    ("columns_compared", "The non-key columns compared, in table order."),
+    ("keys_only", "True when only key existence was compared."),
+    ("strategy", "range or hash."),
+    ("hash_spec_version", "Version of the row fingerprint."),
+    ("run_id", "The run of the pair (the invocation that built its ranges)."),
+    ("source_format", "Table format of the source (delta, iceberg, parquet, ...)."),
+    ("source_version", "Version of the source every pass read (NULL without versions)."),
+    ("target_format", "Table format of the target."),
+    ("target_version", "Version of the target every pass read."),
+    ("generated_at", "When the summary was built."),
+)
+
+
+def _column_entries(columns: list[tuple[str, str]]) -> str:
+    return "".join(
+        f"      - name: {name}\n        description: {json.dumps(text)}\n" for name, text in columns
+    )
+
+
 def _properties_yml(opts: PairOptions) -> str:
     n, src, tgt = opts.name, opts.source, opts.target
+    row_diff = [(k, "Key column (from the side the row is on).") for k in opts.primary_key]
+    for c in opts.columns:  # the compared columns, when the scaffold knows them
+        row_diff.append((f"source__{c}", f"{c} on the source (NULL for added rows)."))
+        row_diff.append((f"target__{c}", f"{c} on the target (NULL for deleted rows)."))
+    row_diff_columns = _column_entries(row_diff)
+    summary_columns = _column_entries(list(SUMMARY_COLUMNS))
     return f"""version: 2
 
 # table_diff pair '{n}': {src} (source) vs {tgt} (target), key {", ".join(opts.primary_key)}.
@@ -226,6 +276,8 @@ models:
         description: Lower bound of the next leaf (exclusive); NULL for the last leaf.
       - name: spec
         description: JSON of the resolved options, column types and block layout.
+      - name: run_id
+        description: The run (the invocation that built this table); every model of the pair has it.
   - name: {n}__block_hashes
     description: >
       One pass over each side of pair {n}: per leaf and side, row count, distinct keys, rows with a
@@ -243,6 +295,18 @@ models:
         description: Distinct keys of the side in the leaf (fewer than n_rows means duplicate keys).
       - name: n_null_key_rows
         description: Rows whose key has a NULL component.
+      - name: h1_hi
+        description: Sum of the high 32 bits of the rows' first 64-bit hash (exact, no overflow).
+      - name: h1_lo
+        description: Sum of the low 32 bits of the rows' first 64-bit hash.
+      - name: h2_hi
+        description: Sum of the high 32 bits of the rows' second 64-bit hash.
+      - name: h2_lo
+        description: Sum of the low 32 bits of the rows' second 64-bit hash.
+      - name: run_id
+        description: The run of {n}__ranges this pass belongs to.
+      - name: started_at
+        description: When the block pass started (a side written after it is flagged).
   - name: {n}__block_split
     description: >
       Compare units of pair {n}: blocks whose signatures differ (or hold duplicate keys), split
@@ -253,14 +317,24 @@ models:
         description: Unit number in key order.
       - name: level
         description: Tree level of the unit (0 = level-0 block).
+      - name: block_id
+        description: Block number of the unit at its level.
+      - name: level0_block_id
+        description: Level-0 block holding the unit.
       - name: leaf_lo
         description: First leaf of the unit.
       - name: leaf_hi
         description: Last leaf of the unit (inclusive).
       - name: reason
         description: "mismatch, duplicate_keys or both."
+      - name: source_rows
+        description: Source rows in the unit.
+      - name: target_rows
+        description: Target rows in the unit.
       - name: selected
         description: Whether the row diff fetched this unit's rows.
+      - name: run_id
+        description: The run of {n}__ranges this split belongs to.
   - name: {n}__row_diff
     description: >
       Rows of pair {n} that differ, fetched only from the compare units: added (only in target),
@@ -272,16 +346,14 @@ models:
         description: Where the row is (source, target, or both for modified).
       - name: changed_columns
         description: Compared columns whose values differ, in table order (modified rows).
-  - name: {n}__summary
+      - name: run_id
+        description: The run of {n}__ranges these rows belong to.
+{row_diff_columns}  - name: {n}__summary
     description: >
       One-row summary of pair {n}: rows per side, blocks total and mismatched, added / deleted /
       modified / duplicate-key / NULL-key counts, whether the result is partial, run id.
     columns:
-      - name: is_identical
-        description: True when no row differs.
-      - name: is_partial
-        description: True when max_diff_rows stopped the diff early; counts are then lower bounds.
-"""
+{summary_columns}"""
 
 
 def write_files(files: dict[str, str], directory: Path, *, force: bool = False) -> list[Path]:

@@ -113,6 +113,43 @@ def test_history_records_the_pair_run_and_the_no_drift_run(project, first_build)
     assert test["target_relation"].endswith("tgt") and test["seconds"] >= 0
 
 
+def test_long_steps_log_progress(first_build):
+    """What a person watching `dbt build` sees: the layout, each split level, the rows to fetch."""
+    log = first_build.log
+    assert "table_diff.key_ranges: " in log and " leaves (strategy range)" in log, log[-3000:]
+    assert "table_diff split rp" in log or "level 0: blocks in 8" in log, log[-3000:]
+    assert "level 1: blocks in" in log, log[-3000:]
+    assert "table_diff.row_diff: " in log and "fetching the rows of 9 compare units" in log
+    assert "table_diff: recorded 2 run(s) in " in log
+
+
+PIPELINE = ("ranges", "block_hashes", "block_split", "row_diff", "summary")
+
+
+def test_dbt_docs_lineage_and_descriptions_of_the_pipeline(project, first_build):
+    """`dbt docs generate` on the scaffolded pair: the lineage is source/target -> ranges ->
+    block_hashes -> block_split -> row_diff -> summary, and every model and every column the
+    warehouse holds (but the per-column values of the row diff) has a description."""
+    project.run("docs", "generate", "--select", "+rp__summary").assert_success()
+    manifest = json.loads((project.root / "target" / "manifest.json").read_text())
+    catalog = json.loads((project.root / "target" / "catalog.json").read_text())
+    prefix = f"model.{project.name}."
+    parents = {model: set(manifest["parent_map"][f"{prefix}rp__{model}"]) for model in PIPELINE}
+    chain = [f"{prefix}src", f"{prefix}tgt", *(f"{prefix}rp__{m}" for m in PIPELINE)]
+    assert {chain[0], chain[1]} <= parents["ranges"]
+    for model, upstream in zip(PIPELINE[1:], PIPELINE, strict=False):
+        assert f"{prefix}rp__{upstream}" in parents[model], (model, parents[model])
+    assert {chain[0], chain[1]} <= parents["row_diff"]  # the row fetch reads both sides again
+    for model in PIPELINE:
+        node = manifest["nodes"][f"{prefix}rp__{model}"]
+        assert node["description"].strip(), f"rp__{model} has no description"
+        documented = {c for c, v in node["columns"].items() if v["description"].strip()}
+        in_table = set(catalog["nodes"][f"{prefix}rp__{model}"]["columns"])
+        if model == "row_diff":
+            in_table = {c for c in in_table if not c.startswith(("source__", "target__"))}
+        assert in_table and in_table <= documented, (model, sorted(in_table - documented))
+
+
 @pytest.fixture(scope="module")
 def complete_report(project, first_build, tmp_path_factory):
     report = build_report(project.spark, project.relation("rp__summary"), row_limit=5)
@@ -142,6 +179,28 @@ def test_report_of_a_complete_pair(complete_report):
     assert "Showing the first 5 of 10 differing rows" in html
     # One file: nothing loaded from elsewhere (no script, stylesheet, image or frame sources).
     assert not any(tag in html for tag in ("<script", "<link", "src=", "href=", "@import"))
+
+
+def test_cli_report_finds_the_pair_and_writes_both_files(project, first_build, tmp_path, capsys):
+    """`table-diff report` as a user runs it: dbt parses the project, the profile's session opens
+    (here: the test session), the pair is found without --pair."""
+    from conftest import _restore_runtime_conf, _runtime_conf
+
+    from dbt_table_diff import cli
+
+    before = _runtime_conf(project.spark)
+    try:
+        args = ["report", "--project-dir", str(project.root), "--out", str(tmp_path)]
+        code = cli.main(args)
+        missing = cli.main([*args, "--pair", "nope"])
+    finally:
+        _restore_runtime_conf(project.spark, before)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "table-diff report: rp: DIFFERENT" in out, out
+    assert json.loads((tmp_path / "report.json").read_text())["pair"] == "rp"
+    assert 'td class="changed"' in (tmp_path / "report.html").read_text()
+    assert missing == 2 and "no pair 'nope'" in err and "pairs found: rp" in err, err
 
 
 @pytest.fixture(scope="session")
