@@ -5,8 +5,8 @@ One small dbt project with the package installed: a pair ``rp`` (400 keys; 8 mod
 
 1. ``dbt build`` records one history row for the pair and one for the test, with their counts;
 2. the report of that run (report.json, report.html) says DIFFERENT, maps the blocks, highlights
-   the changed cells and draws the history; headless Chromium shows them (screenshot kept under
-   tests/output/);
+   the changed cells and draws the history; headless Chromium shows them (screenshots kept in
+   tests/output/: report_complete.png, report_stale.png);
 3. the pair's row diff then fails: a ``failed`` row is added, the completed one stays, and the
    report of the half-replaced pair is STALE, never a diff;
 4. ``vars: {table_diff_history: false}`` records nothing.
@@ -258,7 +258,9 @@ def test_browser_shows_the_verdict_a_changed_cell_and_the_block_map(complete_rep
     page.close()
 
 
-def test_failed_run_is_recorded_and_keeps_the_last_good_summary(project, first_build, tmp_path):
+def test_failed_run_is_recorded_and_keeps_the_last_good_summary(
+    project, first_build, tmp_path, browser
+):
     before = _history(project)
     row_diff = project.root / "models" / "rp" / "rp__row_diff.sql"
     saved = row_diff.read_text()
@@ -284,9 +286,19 @@ def test_failed_run_is_recorded_and_keeps_the_last_good_summary(project, first_b
     assert report["state"] == "stale" and report["verdict"] == "STALE"
     assert "summary" not in report and "diff" not in report
     assert [p["status"] for p in report["trend"]["points"]] == ["completed", "failed"]
-    html = write_report(report, tmp_path)[1].read_text()
+    html_path = write_report(report, tmp_path)[1]
+    html = html_path.read_text()
     assert "STALE: no result shown" in html and "dbt build --select" in html
     assert 'id="diff-rows"' not in html
+    page = browser.new_page(viewport={"width": 1100, "height": 700})
+    page.goto(html_path.as_uri())
+    assert page.locator("#verdict").inner_text() == "STALE: no result shown"
+    assert page.locator("#banner-stale").is_visible()
+    assert "belongs to run" in page.locator("#banner-stale").inner_text()
+    assert page.locator("#block-map").count() == 0 and page.locator("#trend").is_visible()
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "report_stale.png"), full_page=True)
+    page.close()
 
 
 def test_history_can_be_turned_off(project, first_build):
