@@ -8,8 +8,8 @@
     `changed_during_run` with the summary's counts when NAME__summary was built, `failed` with the
     first error when one of its models failed; a pair whose models were all skipped or not
     selected is not a run;
-  * a no_drift test: its counts as drift_rows noted them; `failed` when the test errored before
-    it had counts.
+  * a no_drift test that ran (not skipped): its counts as drift_rows noted them; `failed` when
+    the test errored before it had counts.
   Append-only: a failed run adds a row and never touches the rows of earlier runs, so the last
   good summary stays. `vars: {table_diff_history: false}` turns it off.
 -#}
@@ -40,7 +40,8 @@
         {% endif %}
         {% do pairs[m.group(1)]['results'].update({m.group(2): res}) %}
       {% endif %}
-    {% elif node.resource_type == 'test' and node.test_metadata and node.test_metadata.name == 'no_drift' %}
+    {% elif node.resource_type == 'test' and node.test_metadata and node.test_metadata.name == 'no_drift'
+        and (res.status | string) != 'skipped' %}
       {% do rows.append(table_diff._history_test_row(res)) %}
     {% endif %}
   {% endfor %}

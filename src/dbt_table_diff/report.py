@@ -355,26 +355,11 @@ def build_report(
         int(summary[c] or 0)
         for c in ("rows_added", "rows_deleted", "rows_modified", "duplicate_key_rows")
     )
-    banners = []
-    if summary.get("status") == "changed_during_run":
-        banners.append("UNRELIABLE: " + _verdict(summary).split(": ", 1)[1])
-        state = "changed_during_run"
-    elif summary["is_partial"]:
-        banners.append(
-            f"PARTIAL: the diff stopped at max_diff_rows={summary['max_diff_rows']}; the counts "
-            "are lower bounds and blocks marked 'not fetched' were not compared row by row. "
-            "Raise max_diff_rows and rebuild the pair for the full result."
-        )
-        state = "partial"
-    else:
-        state = "complete"
+    state, verdict, banners = result_state(summary)
     capped = len(diff_rows) > row_limit
     report.update(
         state=state,
-        verdict={
-            "changed_during_run": "UNRELIABLE",
-            "partial": "DIFFERENT (PARTIAL)",
-        }.get(state, "IDENTICAL" if summary["is_identical"] else "DIFFERENT"),
+        verdict=verdict,
         banners=banners,
         summary={k: _json_value(v) for k, v in summary.items()},
         block_map=block_map(leaves, hashes, units),
@@ -394,6 +379,26 @@ def build_report(
 
 
 REPORT_STEPS = 3
+
+
+def result_state(summary: dict) -> tuple[str, str, list[str]]:
+    """(state, verdict, banners) of a completed run's summary: a run whose sides changed while it
+    ran is UNRELIABLE and a partial one DIFFERENT (PARTIAL), each with a banner that says why;
+    never the plain verdict of a complete result."""
+    if summary.get("status") == "changed_during_run":
+        why = _verdict(summary).split(": ", 1)[1]
+        return "changed_during_run", "UNRELIABLE", [f"UNRELIABLE: {why}"]
+    if summary["is_partial"]:
+        return (
+            "partial",
+            "DIFFERENT (PARTIAL)",
+            [
+                f"PARTIAL: the diff stopped at max_diff_rows={summary['max_diff_rows']}; the "
+                "counts are lower bounds and blocks marked 'not fetched' were not compared row by "
+                "row. Raise max_diff_rows and rebuild the pair for the full result."
+            ],
+        )
+    return "complete", "IDENTICAL" if summary["is_identical"] else "DIFFERENT", []
 
 
 def _sibling_schema(relation: str, table: str) -> str:

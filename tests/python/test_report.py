@@ -21,7 +21,13 @@ from pathlib import Path
 import pytest
 
 from dbt_table_diff.cli import ReportError, choose_pair
-from dbt_table_diff.report import block_map, build_report, render_html, write_report
+from dbt_table_diff.report import (
+    block_map,
+    build_report,
+    render_html,
+    result_state,
+    write_report,
+)
 from dbt_table_diff.scaffold import PairOptions, render_pair
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -408,6 +414,24 @@ def test_partial_result_has_a_banner_and_values_are_escaped():
     assert "<script>x" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
     complete = render_html(_synthetic("complete", []))
     assert 'class="banner' not in complete and 'id="no-history"' in complete
+
+
+def test_partial_and_changed_results_never_get_the_plain_verdict():
+    base = {"status": "complete", "is_partial": False, "is_identical": True, "max_diff_rows": 10}
+    assert result_state(base) == ("complete", "IDENTICAL", [])
+    assert result_state({**base, "is_identical": False})[:2] == ("complete", "DIFFERENT")
+    state, verdict, banners = result_state({**base, "is_identical": False, "is_partial": True})
+    assert (state, verdict) == ("partial", "DIFFERENT (PARTIAL)")
+    assert "max_diff_rows=10" in banners[0] and "lower bounds" in banners[0]
+    changed = {**base, "status": "changed_during_run", "is_identical": False}
+    changed.update(source_changed_during_run=False, target_changed_during_run=True)
+    state, verdict, banners = result_state(changed)
+    assert (state, verdict) == ("changed_during_run", "UNRELIABLE")
+    assert banners == [
+        "UNRELIABLE: the target changed while the pair ran; run it again when writes have stopped"
+    ]
+    html = render_html({**_synthetic(state, banners), "verdict": verdict})
+    assert 'id="banner-changed_during_run"' in html and ">UNRELIABLE<" in html
 
 
 def test_choose_pair_names_what_it_looked_for():
