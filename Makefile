@@ -4,6 +4,7 @@
 #   make test         everything CI runs: lint, pytest, the integration project, SQL lint
 #   make venv         .venv with the pinned requirements and this package (editable)
 #   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (once; `make test` does it)
+#   make browser      install Debian's chromium for the report's browser test (as root; `make test` does it)
 #   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), about an hour
 #   make clean        build output and local Spark state; `make distclean` also drops .venv
 #
@@ -36,7 +37,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export SPARK_CONF_DIR := $(CURDIR)/spark-conf
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: help check-java venv lakehouse-jars bench demo test lint lint-python lint-sql pytest integration clean distclean
+.PHONY: help check-java venv lakehouse-jars browser bench demo test lint lint-python lint-sql pytest integration clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -61,6 +62,21 @@ demo: check-java venv
 lakehouse-jars:
 	@scripts/fetch_lakehouse_jars.sh
 
+# The report's browser test (tests/python/test_report.py) drives the system Chromium through
+# playwright; playwright's own browser download is not used. Installed here when absent, if we are
+# root with apt-get; otherwise the test fails with the command to run (TABLE_DIFF_ALLOW_NO_BROWSER=1
+# turns that failure into a skip).
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Installing chromium (Debian) for the report's browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "Chromium is missing and cannot be installed here (not root, or no apt-get): run" \
+	    "'sudo apt-get update && sudo apt-get install -y chromium'; the browser test fails until then." >&2; \
+	fi
+
 # Prefix for commands that must see the jars: the comma-separated list (spark.jars), and the promise
 # that the format tests must run rather than skip.
 WITH_LAKEHOUSE := TABLE_DIFF_LAKEHOUSE_JARS="$$($(CURDIR)/scripts/fetch_lakehouse_jars.sh --print-jars 2>/dev/null)" \
@@ -75,7 +91,7 @@ bench: check-java venv
 
 # Order matters (serial): cheap checks first; the SQL lint compiles models against the warehouse
 # the integration build just filled (introspective macros need the upstream tables).
-test: check-java venv lakehouse-jars lint-python pytest integration lint-sql
+test: check-java venv lakehouse-jars browser lint-python pytest integration lint-sql
 
 lint: lint-python lint-sql
 
@@ -90,7 +106,7 @@ lint-python: venv
 lint-sql: check-java venv lakehouse-jars integration
 	$(WITH_LAKEHOUSE) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) $(BIN)/sqlfluff lint $(SQL_LINT_PATHS)
 
-pytest: check-java venv lakehouse-jars
+pytest: check-java venv lakehouse-jars browser
 	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python
 
 # The integration project builds on the `lakehouse` target (Delta + Iceberg on); `make demo` uses the

@@ -33,9 +33,15 @@
   {% do table_diff._require_run('row_diff', 'block_split', block_split, spec) %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
   {% set leaves_query = "select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ block_split ~ " where selected" %}
-  {% set sel = run_query("select (select count(*) from " ~ block_split ~ " where selected), count(distinct leaf_id) from ("
+  {% set sel = run_query("select (select count(*) from " ~ block_split ~ " where selected), count(distinct leaf_id),"
+      ~ " (select coalesce(sum(source_rows), 0) from " ~ block_split ~ " where selected),"
+      ~ " (select coalesce(sum(target_rows), 0) from " ~ block_split ~ " where selected) from ("
       ~ leaves_query ~ ") as l").rows[0] %}
   {% set units, selected_leaves = sel[0] | int, sel[1] | int %}
+  {% do log("table_diff.row_diff: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": "
+      ~ ("fetching the rows of " ~ units ~ " compare units (" ~ selected_leaves ~ " of " ~ leaf_count ~ " leaves; "
+         ~ sel[2] ~ " source rows, " ~ sel[3] ~ " target rows) and joining them on the key" if units > 0
+         else "no compare unit differs: nothing to fetch"), info=true) %}
   {% if units == 0 %}
     {#- Nothing differs (or nothing was selected): no scan at all, an empty table of the right shape. -#}
     {{ table_diff._row_diff_select(spec, none) }}

@@ -59,6 +59,7 @@
     {% if whole['source'] == whole['target'] %}
       {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ whole['source'][0]
           ~ " rows each side; whole-table signatures equal).", info=true) %}
+      {% do table_diff._note_drift_history(spec, 'completed', whole['source'][0], whole['target'][0], none, 0, none) %}
       {{ return(table_diff._row_diff_select(spec, none)) }}
     {% endif %}
   {% endif %}
@@ -104,6 +105,7 @@
   {% if (sig[2] | int) == 0 %}
     {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ sig[0] ~ " rows each side, "
         ~ leaf_count ~ " blocks compared).", info=true) %}
+    {% do table_diff._note_drift_history(spec, 'completed', sig[0], sig[1], leaf_count, 0, none) %}
     {{ return(table_diff._row_diff_select(spec, none)) }}
   {% endif %}
 
@@ -140,6 +142,9 @@
       two states (ADR 0011). Checked by a count-like query per side; an error, never a verdict. -#}
   {% set changed = table_diff._changed_sides(names['macro'], spec, {'source': source, 'target': target},
       {'source': sig[0], 'target': sig[1]}, started_at) %}
+  {% do table_diff._note_drift_history(spec,
+      'changed_during_run' if true in changed.values() else ('partial' if total >= spec['max_diff_rows'] else 'completed'),
+      sig[0], sig[1], leaf_count, sig[2], counts) %}
   {% for side, arg in [('source', names['source']), ('target', names['target'])] %}
     {% if changed[side] is true %}
       {{ exceptions.raise_compiler_error("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": " ~ arg ~ " "

@@ -44,6 +44,10 @@
   {% endfor %}
   {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% set larger, larger_side, layout = plan['larger'], plan['larger_side'], plan['layout'] %}
+  {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": estimated "
+      ~ layout['estimated_rows'] ~ " rows on the larger side (" ~ larger_side ~ "): " ~ layout['block_count']
+      ~ " blocks, " ~ layout['depth'] ~ " split levels, " ~ layout['leaf_count'] ~ " leaves (strategy "
+      ~ spec['strategy'] ~ "); next: one signature pass over each side (block_hashes).", info=true) %}
   {#- The pair's run starts here: every later model of the pair stamps this id on its output and
       refuses inputs stamped by another run, so a failed or killed run is visible (ADR 0011). -#}
   {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string}) %}

@@ -76,8 +76,8 @@
     select
       '{{ action }}' as repair_action,
       {{ 'changed_columns' if action == 'update' else 'cast(null as array<string>)' }} as changed_columns
-      {%- for c in w_cols %},
-      cast({{ table_diff._repair_value(c, action, r_side, r_names) }} as {{ c['w_type'] }}) as {{ table_diff.quote_identifier(c['w_name']) }}
+      {%- for wc in w_cols %},
+      cast({{ table_diff._repair_value(wc, action, r_side, r_names) }} as {{ wc['w_type'] }}) as {{ table_diff.quote_identifier(wc['w_name']) }}
       {%- endfor %}
     from {{ from_cte }}
     {%- if where %}
@@ -120,16 +120,16 @@
 {% endmacro %}
 
 
-{% macro _repair_value(c, action, r_side, r_names) %}
+{% macro _repair_value(wc, action, r_side, r_names) %}
   {#- The value an action writes to column `c` of the written side (cast by the caller). -#}
-  {% if c['key'] %}
-    {{ return(table_diff.quote_identifier(c['key']['name']) if action != 'insert' else table_diff._col_ref(c['w_name'])) }}
+  {% if wc['key'] %}
+    {{ return(table_diff.quote_identifier(wc['key']['name']) if action != 'insert' else table_diff._col_ref(wc['w_name'])) }}
   {% endif %}
-  {% if action == 'update' and c['col'] %}
-    {{ return(table_diff.quote_identifier(r_side ~ '__' ~ c['col']['name'])) }}
+  {% if action == 'update' and wc['col'] %}
+    {{ return(table_diff.quote_identifier(r_side ~ '__' ~ wc['col']['name'])) }}
   {% endif %}
-  {% if action == 'insert' and (c['w_name'] | lower) in r_names %}
-    {{ return(table_diff._col_ref(c['w_name'])) }}
+  {% if action == 'insert' and (wc['w_name'] | lower) in r_names %}
+    {{ return(table_diff._col_ref(wc['w_name'])) }}
   {% endif %}
   {{ return('null') }}
 {% endmacro %}

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dbt_table_diff.scaffold_docs import properties_yml
+
 _RELATION_EXPR = re.compile(
     r"^\s*(ref|source)\(\s*('[^']*'|\"[^\"]*\")(\s*,\s*('[^']*'|\"[^\"]*\"))*\s*\)\s*$"
 )
@@ -207,7 +209,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         + "{{ table_diff.diff_summary(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_hashes=ref('{n}__block_hashes'),\n"
         + f"    block_split=ref('{n}__block_split'),\n    row_diff=ref('{n}__row_diff')\n) }}}}\n",
-        f"_{n}__models.yml": _properties_yml(opts) + (_repair_yml(opts) if opts.repair else ""),
+        f"_{n}__models.yml": properties_yml(opts),
     }
     if opts.repair:
         files[f"{n}__repair.sql"] = (
@@ -221,106 +223,6 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
             + f"    direction={jinja_literal(opts.repair)}\n) }}}}\n"
         )
     return files
-
-
-def _repair_yml(opts: PairOptions) -> str:
-    n = opts.name
-    side = "target" if opts.repair == "source_to_target" else "source"
-    return f"""  - name: {n}__repair
-    description: >
-      Actions that make the {side} of pair {n} equal to the other side, one row each: delete,
-      insert (the full row) or update (the changed columns). Nothing is written until
-      `dbt run-operation table_diff.apply_repair --args "{{pair: {n}}}"`, which checks that the
-      pair's last run is complete and the {side} unchanged since, then writes it (MERGE INTO on
-      Delta Lake and Iceberg: one commit).
-    columns:
-      - name: repair_action
-        description: delete, insert or update.
-      - name: changed_columns
-        description: For update, the columns it sets; the others keep their value.
-      - name: repair_direction
-        description: {opts.repair}.
-"""
-
-
-def _properties_yml(opts: PairOptions) -> str:
-    n, src, tgt = opts.name, opts.source, opts.target
-    return f"""version: 2
-
-# table_diff pair '{n}': {src} (source) vs {tgt} (target), key {", ".join(opts.primary_key)}.
-models:
-  - name: {n}__ranges
-    description: >
-      Key ranges of pair {n}: one row per leaf (finest block). Leaf 0 is open below, the last
-      leaf open above; bounds are half-open, so each row of either side belongs to one leaf.
-      `spec` holds the resolved options every downstream model of the pair uses.
-    columns:
-      - name: leaf_id
-        description: Leaf number, in key order for strategy range.
-      - name: block_id
-        description: Level-0 block holding the leaf.
-      - name: lower_bound
-        description: Smallest key of the leaf (inclusive); NULL for leaf 0 and for strategy hash.
-      - name: upper_bound
-        description: Lower bound of the next leaf (exclusive); NULL for the last leaf.
-      - name: spec
-        description: JSON of the resolved options, column types and block layout.
-  - name: {n}__block_hashes
-    description: >
-      One pass over each side of pair {n}: per leaf and side, row count, distinct keys, rows with a
-      NULL key component, and overflow-safe sums of the two 64-bit halves of every row's
-      fingerprint. When the quick check found the sides identical: one whole-table row per side
-      (leaf_id NULL) instead, and no leaf pass was run.
-    columns:
-      - name: side
-        description: "'source' or 'target'."
-      - name: leaf_id
-        description: Leaf of {n}__ranges; NULL for a whole-table row of the quick check.
-      - name: n_rows
-        description: Rows of the side in the leaf.
-      - name: n_keys
-        description: Distinct keys of the side in the leaf (fewer than n_rows means duplicate keys).
-      - name: n_null_key_rows
-        description: Rows whose key has a NULL component.
-  - name: {n}__block_split
-    description: >
-      Compare units of pair {n}: blocks whose signatures differ (or hold duplicate keys), split
-      recursively by the split factor until small enough. `selected` is false for units left out
-      once max_diff_rows was reached.
-    columns:
-      - name: unit_id
-        description: Unit number in key order.
-      - name: level
-        description: Tree level of the unit (0 = level-0 block).
-      - name: leaf_lo
-        description: First leaf of the unit.
-      - name: leaf_hi
-        description: Last leaf of the unit (inclusive).
-      - name: reason
-        description: "mismatch, duplicate_keys or both."
-      - name: selected
-        description: Whether the row diff fetched this unit's rows.
-  - name: {n}__row_diff
-    description: >
-      Rows of pair {n} that differ, fetched only from the compare units: added (only in target),
-      deleted (only in source), modified (with changed_columns) and duplicate_key rows.
-    columns:
-      - name: diff_type
-        description: added, deleted, modified or duplicate_key.
-      - name: side
-        description: Where the row is (source, target, or both for modified).
-      - name: changed_columns
-        description: Compared columns whose values differ, in table order (modified rows).
-  - name: {n}__summary
-    description: >
-      One-row summary of pair {n}: rows per side, blocks total and mismatched, added / deleted /
-      modified / duplicate-key / NULL-key counts, whether the result is partial, run id.
-    columns:
-      - name: is_identical
-        description: True when no row differs.
-      - name: is_partial
-        description: True when max_diff_rows stopped the diff early; counts are then lower bounds.
-"""
 
 
 def write_files(files: dict[str, str], directory: Path, *, force: bool = False) -> list[Path]:

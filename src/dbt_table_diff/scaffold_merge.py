@@ -235,6 +235,25 @@ models:
       Schema phase of merge {n}: one row per column with its type on each side, the status
       (unchanged, added_*, dropped_*, type_changed_*, type_conflict), the merged type, and
       schema_conflict / reason. A conflict fails the build unless on_schema_conflict is 'report'.
+    columns:
+      - name: position
+        description: Position of the column (base order, then columns added on a side).
+      - name: column_name
+        description: The column.
+      - name: status
+        description: unchanged, added_*, dropped_*, type_changed_* or type_conflict.
+      - name: base_type
+        description: Type in base (NULL when absent).
+      - name: ours_type
+        description: Type in ours (NULL when absent).
+      - name: theirs_type
+        description: Type in theirs (NULL when absent).
+      - name: merged_type
+        description: Type of the column in the merged table (NULL when dropped or in conflict).
+      - name: reason
+        description: Why a schema conflict is one (NULL otherwise).
+      - name: schema_conflict
+        description: True when the column's changes conflict.
   - name: {n}__merge_candidates
     description: >
       Rows of merge {n} from the hash leaves whose signatures differ between base and ours or base
@@ -259,6 +278,10 @@ models:
         description: ours_only, theirs_only, convergent, cell_merged or conflict.
       - name: conflict_type
         description: update_update, update_delete, delete_update or insert_insert; NULL otherwise.
+      - name: ours_changed
+        description: Columns ours changed from base, in table order.
+      - name: theirs_changed
+        description: Columns theirs changed from base, in table order.
   - name: {n}__merged
     description: >
       The merged table of merge {n}: ours rows of unchanged keys plus the resolved changed keys
@@ -268,10 +291,50 @@ models:
     description: >
       Rows of {n}__merged that break a constraint ({"; ".join(opts.constraints) or "none given"}),
       a NULL key component ('key not null') or key uniqueness ('unique key').
+    columns:
+      - name: violation
+        description: The constraint the row breaks ('key not null', 'unique key' or a --constraint).
   - name: {n}__merge_summary
     description: >
       One-row summary of merge {n}: keys checked, counts per merge status and conflict type,
       duplicate keys, schema conflicts, constraint violations, is_clean.
+    columns:
+      - name: keys_checked
+        description: Keys whose rows were read in full (those of changed leaves).
+      - name: unchanged
+        description: Checked keys that no side changed.
+      - name: ours_only
+        description: Keys only ours changed (ours taken).
+      - name: theirs_only
+        description: Keys only theirs changed (theirs taken).
+      - name: convergent
+        description: Keys both sides changed the same way.
+      - name: cell_merged
+        description: Keys both sides changed in different cells (merged cell by cell).
+      - name: conflict
+        description: Conflicting keys (ours kept).
+      - name: update_update
+        description: Conflicts where both sides changed the same cell differently.
+      - name: update_delete
+        description: Conflicts where ours updated and theirs deleted.
+      - name: delete_update
+        description: Conflicts where ours deleted and theirs updated.
+      - name: insert_insert
+        description: Conflicts where both sides inserted the key with different values.
+      - name: duplicate_keys
+        description: Keys stored more than once on a side.
+      - name: changed_keys
+        description: Keys changed on either side.
+      - name: schema_conflicts
+        description: Columns in schema conflict.
+      - name: schema_conflict_columns
+        description: Names of the columns in schema conflict.
+      - name: constraint_violations
+        description: Rows of the merged table that break a constraint.
+      - name: constraints
+        description: The constraints checked.
+      - name: is_clean
+        description: True when no conflict, schema conflict or violation was found.
 """
 
 

@@ -1,0 +1,181 @@
+{#-
+  table_diff.record_history: the package's on-run-end hook (ADR 0016). Appends one row per pair
+  run and per no_drift test of the invocation to the run history table
+  (`<var table_diff_history_schema, default the target schema>.table_diff_run_history`, created
+  when absent):
+  * a pair (its models NAME__ranges .. NAME__summary, the summary built by table_diff.diff_summary)
+    of which this invocation built at least one model: `completed` / `partial` /
+    `changed_during_run` with the summary's counts when NAME__summary was built, `failed` with the
+    first error when one of its models failed; a pair whose models were all skipped or not
+    selected is not a run;
+  * a no_drift test that ran (not skipped): its counts as drift_rows noted them; `failed` when
+    the test errored before it had counts.
+  Append-only: a failed run adds a row and never touches the rows of earlier runs, so the last
+  good summary stays. `vars: {table_diff_history: false}` turns it off.
+-#}
+{% macro record_history(results) %}
+  {{ return(adapter.dispatch('record_history', 'table_diff')(results)) }}
+{% endmacro %}
+
+
+{% macro default__record_history(results) %}
+  {{ return('') }}
+{% endmacro %}
+
+
+{% macro spark__record_history(results) %}
+  {% if not execute or not var('table_diff_history', true) or not results %}
+    {{ return('') }}
+  {% endif %}
+  {% set pairs = {} %}
+  {% set rows = [] %}
+  {% for res in results %}
+    {% set node = res.node %}
+    {% set m = modules.re.match('^(.+)__(ranges|block_hashes|block_split|row_diff|summary)$', node.name) %}
+    {% if node.resource_type == 'model' and m %}
+      {% set summary = graph.nodes.get('model.' ~ node.package_name ~ '.' ~ m.group(1) ~ '__summary') %}
+      {% if summary and 'macro.table_diff.diff_summary' in summary.depends_on.macros %}
+        {% if m.group(1) not in pairs %}
+          {% do pairs.update({m.group(1): {'summary': summary, 'results': {}}}) %}
+        {% endif %}
+        {% do pairs[m.group(1)]['results'].update({m.group(2): res}) %}
+      {% endif %}
+    {% elif node.resource_type == 'test' and node.test_metadata and node.test_metadata.name == 'no_drift'
+        and (res.status | string) != 'skipped' %}
+      {% do rows.append(table_diff._history_test_row(res)) %}
+    {% endif %}
+  {% endfor %}
+  {% for name, pair in pairs.items() %}
+    {% set row = table_diff._history_pair_row(name, pair['summary'], pair['results']) %}
+    {% if row %}{% do rows.append(row) %}{% endif %}
+  {% endfor %}
+  {% if rows %}
+    {% set schema = var('table_diff_history_schema', target.schema) %}
+    {% set relation = table_diff.quote_identifier(schema) ~ '.' ~ table_diff.quote_identifier('table_diff_run_history') %}
+    {% do run_query('create schema if not exists ' ~ table_diff.quote_identifier(schema)) %}
+    {% do run_query('create table if not exists ' ~ relation ~ ' (' ~ table_diff._history_columns() ~ ') using parquet') %}
+    {% do run_query('insert into ' ~ relation ~ ' values ' ~ (rows | join(',\n'))) %}
+    {% do log('table_diff: recorded ' ~ (rows | length) ~ ' run(s) in ' ~ relation, info=true) %}
+  {% endif %}
+  {#- Notes of drift_rows calls that were not no_drift tests (a model calling it directly). -#}
+  {% for row in run_query("show views like 'td_history_*'") %}
+    {% if row[2] %}{% do run_query('drop view if exists ' ~ table_diff.quote_identifier(row[1])) %}{% endif %}
+  {% endfor %}
+  {{ return('') }}
+{% endmacro %}
+
+
+{% macro _history_columns() %}
+  {{ return('invocation_id string, kind string, name string, status string, outcome string, '
+      ~ 'started_at timestamp, finished_at timestamp, seconds double, '
+      ~ 'rows_source bigint, rows_target bigint, blocks_total bigint, blocks_mismatched bigint, '
+      ~ 'rows_added bigint, rows_deleted bigint, rows_modified bigint, duplicate_key_rows bigint, '
+      ~ 'source_relation string, target_relation string, run_id string, options string, '
+      ~ 'hash_spec_version int, message string, recorded_at timestamp') }}
+{% endmacro %}
+
+
+{% macro _history_times(results) %}
+  {#- [started_at, finished_at, seconds] of a list of node results, as SQL literals. -#}
+  {% set starts = [] %}
+  {% set ends = [] %}
+  {% for res in results %}
+    {% for t in res.timing %}
+      {% if t.started_at %}{% do starts.append(t.started_at) %}{% endif %}
+      {% if t.completed_at %}{% do ends.append(t.completed_at) %}{% endif %}
+    {% endfor %}
+  {% endfor %}
+  {% if not starts or not ends %}
+    {{ return(['cast(null as timestamp)', 'cast(null as timestamp)', 'cast(null as double)']) }}
+  {% endif %}
+  {% set start, finish = starts | min, ends | max %}
+  {{ return(["timestamp'" ~ start.strftime('%Y-%m-%d %H:%M:%S.%f') ~ "'",
+             "timestamp'" ~ finish.strftime('%Y-%m-%d %H:%M:%S.%f') ~ "'",
+             ((finish - start).total_seconds() | round(3)) | string]) }}
+{% endmacro %}
+
+
+{% macro _history_literal(value, type='string') %}
+  {% if value is none %}{{ return('cast(null as ' ~ type ~ ')') }}{% endif %}
+  {% if type == 'string' %}{{ return(table_diff._sql_string(value)) }}{% endif %}
+  {{ return('cast(' ~ value ~ ' as ' ~ type ~ ')') }}
+{% endmacro %}
+
+
+{% macro _history_values(kind, name, status, outcome, times, counts, relations, run_id, options, hash_spec_version, message) %}
+  {% set lit = table_diff._history_literal %}
+  {% set c = counts or {} %}
+  {% set values = [lit(invocation_id), lit(kind), lit(name), lit(status), lit(outcome)] + times %}
+  {% for column in ['rows_source', 'rows_target', 'blocks_total', 'blocks_mismatched',
+                    'rows_added', 'rows_deleted', 'rows_modified', 'duplicate_key_rows'] %}
+    {% do values.append(lit(c.get(column), 'bigint')) %}
+  {% endfor %}
+  {% do values.extend([lit(relations[0]), lit(relations[1]), lit(run_id), lit(options),
+      lit(hash_spec_version, 'int'), lit(message), 'current_timestamp()']) %}
+  {{ return('(' ~ (values | join(', ')) ~ ')') }}
+{% endmacro %}
+
+
+{% macro _history_pair_row(name, summary_node, results) %}
+  {#- One row for a pair this invocation touched, or none when it built none of its models. -#}
+  {% set statuses = [] %}
+  {% for res in results.values() %}{% do statuses.append(res.status | string) %}{% endfor %}
+  {% set errors = [] %}
+  {% for model in ['ranges', 'block_hashes', 'block_split', 'row_diff', 'summary'] %}
+    {% if model in results and (results[model].status | string) == 'error' %}{% do errors.append(results[model]) %}{% endif %}
+  {% endfor %}
+  {% set built = 'success' in statuses %}
+  {% if not built and not errors %}{{ return(none) }}{% endif %}
+  {% set times = table_diff._history_times(results.values() | list) %}
+  {% set options = none %}
+  {% set ranges = graph.nodes.get('model.' ~ summary_node.package_name ~ '.' ~ name ~ '__ranges') %}
+  {% if ranges and 'ranges' in results and (results['ranges'].status | string) == 'success' or not errors %}
+    {% set spec_rows = run_query('select spec from ' ~ ranges.relation_name ~ ' limit 1').rows if ranges else [] %}
+    {% set options = spec_rows[0][0] if spec_rows else none %}
+  {% endif %}
+  {% if errors %}
+    {% set res = errors[0] %}
+    {{ return(table_diff._history_values('pair', name, 'failed', 'error', times, none, [none, none], none,
+        options, none, res.node.name ~ ': ' ~ (res.message or 'error'))) }}
+  {% endif %}
+  {% if 'summary' not in results or (results['summary'].status | string) != 'success' %}
+    {{ return(none) }}
+  {% endif %}
+  {% set table = run_query('select * from ' ~ summary_node.relation_name) %}
+  {% set s = table.rows[0] %}
+  {% set counts = {} %}
+  {% for column in ['rows_source', 'rows_target', 'blocks_total', 'blocks_mismatched',
+                    'rows_added', 'rows_deleted', 'rows_modified', 'duplicate_key_rows'] %}
+    {% do counts.update({column: s[column]}) %}
+  {% endfor %}
+  {% set status = 'completed' if s['status'] == 'complete' else s['status'] %}
+  {{ return(table_diff._history_values('pair', name, status, 'success', times, counts,
+      [s['source_relation'], s['target_relation']], s['run_id'], options, s['hash_spec_version'], none)) }}
+{% endmacro %}
+
+
+{% macro _history_test_row(res) %}
+  {#- One row for a no_drift test: the counts drift_rows noted, the outcome dbt gave it. -#}
+  {% set view = table_diff._history_view(res.node.unique_id) %}
+  {% set noted = none %}
+  {% if run_query("show views like '" ~ view ~ "'").rows | length > 0 %}
+    {% set noted = run_query('select * from ' ~ view).rows[0] %}
+    {% do run_query('drop view if exists ' ~ view) %}
+  {% endif %}
+  {% set outcome = res.status | string %}
+  {% set times = table_diff._history_times([res]) %}
+  {% set message = none if outcome in ['pass', 'success'] else res.message %}
+  {% if noted is none %}
+    {{ return(table_diff._history_values('no_drift', res.node.name, 'failed', outcome, times, none, [none, none],
+        none, none, none, message or 'no counts: the test stopped before it compared the sides')) }}
+  {% endif %}
+  {% set counts = {} %}
+  {% for column in ['rows_source', 'rows_target', 'blocks_total', 'blocks_mismatched',
+                    'rows_added', 'rows_deleted', 'rows_modified', 'duplicate_key_rows'] %}
+    {% do counts.update({column: noted[column]}) %}
+  {% endfor %}
+  {% set status = noted['status'] if noted['status'] != 'completed' or outcome != 'error' else 'failed' %}
+  {{ return(table_diff._history_values('no_drift', res.node.name, status, outcome, times, counts,
+      [noted['source_relation'], noted['target_relation']],
+      none, noted['options'], noted['hash_spec_version'], message)) }}
+{% endmacro %}

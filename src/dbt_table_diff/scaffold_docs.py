@@ -1,0 +1,189 @@
+"""The properties file a scaffolded pair gets: what `dbt docs` shows for each of its models.
+
+Every model and every stored column has a description, so the lineage source/target -> ranges ->
+block_hashes -> block_split -> row_diff -> summary (-> repair) explains itself in `dbt docs`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dbt_table_diff.scaffold import PairOptions
+
+
+def properties_yml(opts: PairOptions) -> str:
+    """``_NAME__models.yml`` of a pair (with its repair model when scaffolded)."""
+    return _properties_yml(opts) + (_repair_yml(opts) if opts.repair else "")
+
+
+def _repair_yml(opts: PairOptions) -> str:
+    n = opts.name
+    side = "target" if opts.repair == "source_to_target" else "source"
+    return f"""  - name: {n}__repair
+    description: >
+      Actions that make the {side} of pair {n} equal to the other side, one row each: delete,
+      insert (the full row) or update (the changed columns). Nothing is written until
+      `dbt run-operation table_diff.apply_repair --args "{{pair: {n}}}"`, which checks that the
+      pair's last run is complete and the {side} unchanged since, then writes it (MERGE INTO on
+      Delta Lake and Iceberg: one commit).
+    columns:
+      - name: repair_action
+        description: delete, insert or update.
+      - name: changed_columns
+        description: For update, the columns it sets; the others keep their value.
+      - name: repair_direction
+        description: {opts.repair}.
+"""
+
+
+# Every column of NAME__summary (macros/diff/diff_summary.sql), as `dbt docs` shows it.
+SUMMARY_COLUMNS = (
+    ("source_relation", "The source side (relation or `ref`)."),
+    ("target_relation", "The target side."),
+    ("rows_source", "Rows of the source (after table_filter)."),
+    ("rows_target", "Rows of the target (after table_filter)."),
+    ("blocks_total", "Level-0 blocks of the layout."),
+    ("blocks_mismatched", "Level-0 blocks whose signatures differ (or hold duplicate keys)."),
+    ("leaves_total", "Leaves (finest blocks) of the layout."),
+    ("units_mismatched", "Compare units the split step produced."),
+    ("rows_added", "Rows only in the target."),
+    ("rows_deleted", "Rows only in the source."),
+    ("rows_modified", "Keys on both sides whose compared columns differ."),
+    ("duplicate_key_rows", "Rows of keys stored more than once on a side."),
+    ("null_key_rows_source", "Source rows with a NULL key component."),
+    ("null_key_rows_target", "Target rows with a NULL key component."),
+    ("max_diff_rows", "The limit of differing rows kept."),
+    ("max_diff_rows_reached", "Whether the limit was reached (same as is_partial)."),
+    ("is_partial", "True when max_diff_rows stopped the diff early; counts are then lower bounds."),
+    ("is_identical", "True when no row differs (and no side changed during the run)."),
+    ("source_changed_during_run", "The source was written while the pair ran (NULL: unknown)."),
+    ("target_changed_during_run", "The target was written while the pair ran (NULL: unknown)."),
+    ("status", "complete, partial or changed_during_run."),
+    ("key_columns", "The primary key columns."),
+    ("columns_compared", "The non-key columns compared, in table order."),
+    ("keys_only", "True when only key existence was compared."),
+    ("strategy", "range or hash."),
+    ("hash_spec_version", "Version of the row fingerprint."),
+    ("run_id", "The run of the pair (the invocation that built its ranges)."),
+    ("source_format", "Table format of the source (delta, iceberg, parquet, ...)."),
+    ("source_version", "Version of the source every pass read (NULL without versions)."),
+    ("target_format", "Table format of the target."),
+    ("target_version", "Version of the target every pass read."),
+    ("generated_at", "When the summary was built."),
+)
+
+
+def _column_entries(columns: list[tuple[str, str]]) -> str:
+    return "".join(
+        f"      - name: {name}\n        description: {json.dumps(text)}\n" for name, text in columns
+    )
+
+
+def _properties_yml(opts: PairOptions) -> str:
+    n, src, tgt = opts.name, opts.source, opts.target
+    row_diff = [(k, "Key column (from the side the row is on).") for k in opts.primary_key]
+    for c in opts.columns:  # the compared columns, when the scaffold knows them
+        row_diff.append((f"source__{c}", f"{c} on the source (NULL for added rows)."))
+        row_diff.append((f"target__{c}", f"{c} on the target (NULL for deleted rows)."))
+    row_diff_columns = _column_entries(row_diff)
+    summary_columns = _column_entries(list(SUMMARY_COLUMNS))
+    return f"""version: 2
+
+# table_diff pair '{n}': {src} (source) vs {tgt} (target), key {", ".join(opts.primary_key)}.
+models:
+  - name: {n}__ranges
+    description: >
+      Key ranges of pair {n}: one row per leaf (finest block). Leaf 0 is open below, the last
+      leaf open above; bounds are half-open, so each row of either side belongs to one leaf.
+      `spec` holds the resolved options every downstream model of the pair uses.
+    columns:
+      - name: leaf_id
+        description: Leaf number, in key order for strategy range.
+      - name: block_id
+        description: Level-0 block holding the leaf.
+      - name: lower_bound
+        description: Smallest key of the leaf (inclusive); NULL for leaf 0 and for strategy hash.
+      - name: upper_bound
+        description: Lower bound of the next leaf (exclusive); NULL for the last leaf.
+      - name: spec
+        description: JSON of the resolved options, column types and block layout.
+      - name: run_id
+        description: The run (the invocation that built this table); every model of the pair has it.
+  - name: {n}__block_hashes
+    description: >
+      One pass over each side of pair {n}: per leaf and side, row count, distinct keys, rows with a
+      NULL key component, and overflow-safe sums of the two 64-bit halves of every row's
+      fingerprint. When the quick check found the sides identical: one whole-table row per side
+      (leaf_id NULL) instead, and no leaf pass was run.
+    columns:
+      - name: side
+        description: "'source' or 'target'."
+      - name: leaf_id
+        description: Leaf of {n}__ranges; NULL for a whole-table row of the quick check.
+      - name: n_rows
+        description: Rows of the side in the leaf.
+      - name: n_keys
+        description: Distinct keys of the side in the leaf (fewer than n_rows means duplicate keys).
+      - name: n_null_key_rows
+        description: Rows whose key has a NULL component.
+      - name: h1_hi
+        description: Sum of the high 32 bits of the rows' first 64-bit hash (exact, no overflow).
+      - name: h1_lo
+        description: Sum of the low 32 bits of the rows' first 64-bit hash.
+      - name: h2_hi
+        description: Sum of the high 32 bits of the rows' second 64-bit hash.
+      - name: h2_lo
+        description: Sum of the low 32 bits of the rows' second 64-bit hash.
+      - name: run_id
+        description: The run of {n}__ranges this pass belongs to.
+      - name: started_at
+        description: When the block pass started (a side written after it is flagged).
+  - name: {n}__block_split
+    description: >
+      Compare units of pair {n}: blocks whose signatures differ (or hold duplicate keys), split
+      recursively by the split factor until small enough. `selected` is false for units left out
+      once max_diff_rows was reached.
+    columns:
+      - name: unit_id
+        description: Unit number in key order.
+      - name: level
+        description: Tree level of the unit (0 = level-0 block).
+      - name: block_id
+        description: Block number of the unit at its level.
+      - name: level0_block_id
+        description: Level-0 block holding the unit.
+      - name: leaf_lo
+        description: First leaf of the unit.
+      - name: leaf_hi
+        description: Last leaf of the unit (inclusive).
+      - name: reason
+        description: "mismatch, duplicate_keys or both."
+      - name: source_rows
+        description: Source rows in the unit.
+      - name: target_rows
+        description: Target rows in the unit.
+      - name: selected
+        description: Whether the row diff fetched this unit's rows.
+      - name: run_id
+        description: The run of {n}__ranges this split belongs to.
+  - name: {n}__row_diff
+    description: >
+      Rows of pair {n} that differ, fetched only from the compare units: added (only in target),
+      deleted (only in source), modified (with changed_columns) and duplicate_key rows.
+    columns:
+      - name: diff_type
+        description: added, deleted, modified or duplicate_key.
+      - name: side
+        description: Where the row is (source, target, or both for modified).
+      - name: changed_columns
+        description: Compared columns whose values differ, in table order (modified rows).
+      - name: run_id
+        description: The run of {n}__ranges these rows belong to.
+{row_diff_columns}  - name: {n}__summary
+    description: >
+      One-row summary of pair {n}: rows per side, blocks total and mismatched, added / deleted /
+      modified / duplicate-key / NULL-key counts, whether the result is partial, run id.
+    columns:
+{summary_columns}"""

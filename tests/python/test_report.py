@@ -1,0 +1,447 @@
+"""What users look at (issue 22): the run history a package hook keeps, and `table-diff report`.
+
+One small dbt project with the package installed: a pair ``rp`` (400 keys; 8 modified, 1 deleted,
+1 added) and a ``no_drift`` test on the same two models. The tests run in file order on it:
+
+1. ``dbt build`` records one history row for the pair and one for the test, with their counts;
+2. the report of that run (report.json, report.html) says DIFFERENT, maps the blocks, highlights
+   the changed cells and draws the history; headless Chromium shows them (screenshots kept in
+   tests/output/: report_complete.png, report_stale.png);
+3. the pair's row diff then fails: a ``failed`` row is added, the completed one stays, and the
+   report of the half-replaced pair is STALE, never a diff;
+4. ``vars: {table_diff_history: false}`` records nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from dbt_table_diff.cli import ReportError, choose_pair
+from dbt_table_diff.report import (
+    block_map,
+    build_report,
+    render_html,
+    result_state,
+    write_report,
+)
+from dbt_table_diff.scaffold import PairOptions, render_pair
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = REPO_ROOT / "tests" / "output"
+CHROMIUM = os.environ.get("TABLE_DIFF_CHROMIUM", "/usr/bin/chromium")
+
+SOURCE = """
+select id, concat('name ', id) as name, cast(id * 1.25 as decimal(12, 2)) as amount
+from range(1, 401) as r(id)
+"""
+TARGET = """
+select id, if(id % 50 = 0, concat('renamed ', id), concat('name ', id)) as name,
+  cast(id * 1.25 as decimal(12, 2)) as amount
+from range(1, 402) as r(id)
+where id != 7
+"""
+MODIFIED = [50, 100, 150, 200, 250, 300, 350, 400]
+
+
+@pytest.fixture(scope="module")
+def project(dbt_project_factory):
+    files = {"models/src.sql": SOURCE, "models/tgt.sql": TARGET}
+    opts = PairOptions(
+        name="rp",
+        source="ref('src')",
+        target="ref('tgt')",
+        primary_key=("id",),
+        block_count=8,
+        compare_unit_size=10,
+        max_depth=1,
+    )
+    for file_name, content in render_pair(opts).items():
+        files[f"models/rp/{file_name}"] = content
+    files["models/tests.yml"] = """version: 2
+models:
+  - name: src
+    data_tests:
+      - table_diff.no_drift:
+          name: drift_rp
+          arguments:
+            compare_to: ref('tgt')
+            primary_key: id
+          config:
+            severity: warn  # a failing test would skip the pair's models in `dbt build`
+"""
+    return dbt_project_factory(
+        "report",
+        files=files,
+        packages=True,
+        project_config={"models": {"+materialized": "table"}},
+    )
+
+
+def _history(project) -> list[dict]:
+    df = project.spark.table(project.relation("table_diff_run_history"))
+    return [r.asDict() for r in df.orderBy("recorded_at", "kind", "name").collect()]
+
+
+@pytest.fixture(scope="module")
+def first_build(project):
+    run = project.run("build")
+    # The pair builds; the no_drift test warns, since the sides differ.
+    assert run.status("rp__summary") == "success", run.describe()
+    assert run.status("drift_rp") == "warn", run.describe()
+    return run
+
+
+def test_history_records_the_pair_run_and_the_no_drift_run(project, first_build):
+    rows = _history(project)
+    assert [(r["kind"], r["name"]) for r in rows] == [("no_drift", "drift_rp"), ("pair", "rp")]
+    test, pair = rows
+    summary = project.spark.table(project.relation("rp__summary")).first().asDict()
+    assert pair["status"] == "completed" and pair["outcome"] == "success"
+    assert pair["invocation_id"] == summary["run_id"] == test["invocation_id"]
+    for column in ("rows_source", "rows_target", "blocks_total", "blocks_mismatched"):
+        assert pair[column] == summary[column], column
+    assert (pair["rows_added"], pair["rows_deleted"], pair["rows_modified"]) == (1, 1, 8)
+    assert pair["duplicate_key_rows"] == 0 and pair["message"] is None
+    assert pair["source_relation"] == summary["source_relation"]
+    assert pair["hash_spec_version"] == 1 and json.loads(pair["options"])["key"]
+    assert pair["started_at"] < pair["finished_at"] and pair["seconds"] > 0
+    # The test: dbt's outcome 'warn', and the counts it found.
+    assert test["status"] == "completed" and test["outcome"] == "warn"
+    assert (test["rows_source"], test["rows_target"]) == (400, 400)
+    assert (test["rows_added"], test["rows_deleted"], test["rows_modified"]) == (1, 1, 8)
+    assert test["blocks_mismatched"] > 0 and "10" in test["message"]  # dbt's "Got 10 results"
+    assert [k["name"] for k in json.loads(pair["options"])["key"]] == ["id"]
+    assert json.loads(test["options"])["key"] == ["id"]
+    assert test["target_relation"].endswith("tgt") and test["seconds"] >= 0
+
+
+def test_long_steps_log_progress(first_build):
+    """What a person watching `dbt build` sees: the layout, each split level, the rows to fetch."""
+    log = first_build.log
+    assert "table_diff.key_ranges: " in log and " leaves (strategy range)" in log, log[-3000:]
+    assert "table_diff split rp" in log or "level 0: blocks in 8" in log, log[-3000:]
+    assert "level 1: blocks in" in log, log[-3000:]
+    assert "table_diff.row_diff: " in log and "fetching the rows of 9 compare units" in log
+    assert "table_diff: recorded 2 run(s) in " in log
+
+
+PIPELINE = ("ranges", "block_hashes", "block_split", "row_diff", "summary")
+
+
+def test_dbt_docs_lineage_and_descriptions_of_the_pipeline(project, first_build):
+    """`dbt docs generate` on the scaffolded pair: the lineage is source/target -> ranges ->
+    block_hashes -> block_split -> row_diff -> summary, and every model and every column the
+    warehouse holds (but the per-column values of the row diff) has a description."""
+    project.run("docs", "generate", "--select", "+rp__summary").assert_success()
+    manifest = json.loads((project.root / "target" / "manifest.json").read_text())
+    catalog = json.loads((project.root / "target" / "catalog.json").read_text())
+    prefix = f"model.{project.name}."
+    parents = {model: set(manifest["parent_map"][f"{prefix}rp__{model}"]) for model in PIPELINE}
+    chain = [f"{prefix}src", f"{prefix}tgt", *(f"{prefix}rp__{m}" for m in PIPELINE)]
+    assert {chain[0], chain[1]} <= parents["ranges"]
+    for model, upstream in zip(PIPELINE[1:], PIPELINE, strict=False):
+        assert f"{prefix}rp__{upstream}" in parents[model], (model, parents[model])
+    assert {chain[0], chain[1]} <= parents["row_diff"]  # the row fetch reads both sides again
+    for model in PIPELINE:
+        node = manifest["nodes"][f"{prefix}rp__{model}"]
+        assert node["description"].strip(), f"rp__{model} has no description"
+        documented = {c for c, v in node["columns"].items() if v["description"].strip()}
+        in_table = set(catalog["nodes"][f"{prefix}rp__{model}"]["columns"])
+        if model == "row_diff":
+            in_table = {c for c in in_table if not c.startswith(("source__", "target__"))}
+        assert in_table and in_table <= documented, (model, sorted(in_table - documented))
+
+
+@pytest.fixture(scope="module")
+def complete_report(project, first_build, tmp_path_factory):
+    report = build_report(project.spark, project.relation("rp__summary"), row_limit=5)
+    out = tmp_path_factory.mktemp("report_complete")
+    json_path, html_path = write_report(report, out)
+    return report, json_path, html_path
+
+
+def test_report_of_a_complete_pair(complete_report):
+    report, json_path, html_path = complete_report
+    assert json.loads(json_path.read_text())["verdict"] == "DIFFERENT"
+    assert report["state"] == "complete" and report["banners"] == []
+    m = report["block_map"]
+    assert m["leaf_counts"]["mismatched"] >= 1 and m["leaf_counts"]["matched"] >= 1
+    assert sum(m["leaf_counts"].values()) == m["leaves_total"] == len(m["cells"])
+    # Capped at row_limit=5 of the 10 differing rows, and said so.
+    assert report["diff_rows_total"] == 10 and report["diff_rows_shown"] == 5
+    assert report["diff_rows_capped"]
+    modified = [r for r in report["diff"]["rows"] if r["diff_type"] == "modified"]
+    assert modified, report["diff"]["rows"]
+    changed = [c for c in modified[0]["cells"] if c["changed"]]
+    key = int(modified[0]["key"][0])
+    assert key in MODIFIED
+    assert changed == [{"changed": True, "old": f"name {key}", "new": f"renamed {key}"}]
+    assert [p["status"] for p in report["trend"]["points"]] == ["completed"]
+    html = html_path.read_text()
+    assert "Showing the first 5 of 10 differing rows" in html
+    # One file: nothing loaded from elsewhere (no script, stylesheet, image or frame sources).
+    assert not any(tag in html for tag in ("<script", "<link", "src=", "href=", "@import"))
+
+
+def test_cli_report_finds_the_pair_and_writes_both_files(project, first_build, tmp_path, capsys):
+    """`table-diff report` as a user runs it: dbt parses the project, the profile's session opens
+    (here: the test session), the pair is found without --pair."""
+    from conftest import _restore_runtime_conf, _runtime_conf
+
+    from dbt_table_diff import cli
+
+    before = _runtime_conf(project.spark)
+    try:
+        args = ["report", "--project-dir", str(project.root), "--out", str(tmp_path)]
+        code = cli.main(args)
+        missing = cli.main([*args, "--pair", "nope"])
+    finally:
+        _restore_runtime_conf(project.spark, before)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "table-diff report: rp: DIFFERENT" in out, out
+    assert json.loads((tmp_path / "report.json").read_text())["pair"] == "rp"
+    assert 'td class="changed"' in (tmp_path / "report.html").read_text()
+    assert missing == 2 and "no pair 'nope'" in err and "pairs found: rp" in err, err
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """System Chromium through playwright (never a browser download)."""
+    if not Path(CHROMIUM).exists():
+        message = (
+            f"headless Chromium not found at {CHROMIUM}: install it with "
+            "`apt-get update && apt-get install -y chromium` (`make test` does, as root), or set "
+            "TABLE_DIFF_CHROMIUM to its path"
+        )
+        if os.environ.get("TABLE_DIFF_ALLOW_NO_BROWSER") == "1":
+            pytest.skip(message)
+        pytest.fail(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+def test_browser_shows_the_verdict_a_changed_cell_and_the_block_map(complete_report, browser):
+    _, _, html_path = complete_report
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(html_path.as_uri())
+    verdict = page.locator("#verdict")
+    assert verdict.is_visible() and verdict.inner_text() == "DIFFERENT"
+    cell = page.locator("#diff-rows td.changed").first
+    assert cell.is_visible()
+    assert " → " in cell.inner_text() and "renamed" in cell.inner_text()
+    background = cell.evaluate("e => getComputedStyle(e).backgroundColor")
+    plain = page.locator("#diff-rows td:not(.changed)").first
+    assert background != plain.evaluate("e => getComputedStyle(e).backgroundColor")
+    block_map_svg = page.locator("#block-map")
+    assert block_map_svg.is_visible()
+    box = block_map_svg.bounding_box()
+    assert box["width"] > 50 and box["height"] > 10, box
+    red = page.locator('#block-map rect[data-state="mismatched"]').first
+    assert red.is_visible()
+    assert red.evaluate("e => getComputedStyle(e).fill") != page.locator(
+        '#block-map rect[data-state="matched"]'
+    ).first.evaluate("e => getComputedStyle(e).fill")
+    assert page.locator("#cap-note").is_visible()
+    assert page.locator("#trend").is_visible()
+    # Self-contained: the page asked for nothing but itself.
+    assert requests == [html_path.as_uri()], requests
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    shot = OUTPUT / "report_complete.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    print(f"screenshot: {shot}")
+    page.close()
+
+
+def test_failed_run_is_recorded_and_keeps_the_last_good_summary(
+    project, first_build, tmp_path, browser
+):
+    before = _history(project)
+    row_diff = project.root / "models" / "rp" / "rp__row_diff.sql"
+    saved = row_diff.read_text()
+    project.write(
+        "models/rp/rp__row_diff.sql",
+        "-- depends_on: {{ ref('rp__block_split') }}\n{{ config(materialized='table') }}\n"
+        "select raise_error('row diff broke') as id\n",
+    )
+    try:
+        run = project.run("build", "--select", "rp__ranges+")
+    finally:
+        row_diff.write_text(saved)
+    assert run.status("rp__row_diff") == "error", run.describe()
+    rows = _history(project)
+    assert rows[: len(before)] == before  # the completed row is untouched
+    (failed,) = rows[len(before) :]
+    assert (failed["kind"], failed["name"], failed["status"]) == ("pair", "rp", "failed")
+    assert "rp__row_diff" in failed["message"] and "row diff broke" in failed["message"]
+    assert failed["rows_added"] is None and failed["options"]  # ranges was built: options known
+    # The summary of the first run is still there, but the pair's tables are now of two runs:
+    # the report says STALE and shows no diff.
+    report = build_report(project.spark, project.relation("rp__summary"))
+    assert report["state"] == "stale" and report["verdict"] == "STALE"
+    assert "summary" not in report and "diff" not in report
+    assert [p["status"] for p in report["trend"]["points"]] == ["completed", "failed"]
+    html_path = write_report(report, tmp_path)[1]
+    html = html_path.read_text()
+    assert "STALE: no result shown" in html and "dbt build --select" in html
+    assert 'id="diff-rows"' not in html
+    page = browser.new_page(viewport={"width": 1100, "height": 700})
+    page.goto(html_path.as_uri())
+    assert page.locator("#verdict").inner_text() == "STALE: no result shown"
+    assert page.locator("#banner-stale").is_visible()
+    assert "belongs to run" in page.locator("#banner-stale").inner_text()
+    assert page.locator("#block-map").count() == 0 and page.locator("#trend").is_visible()
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "report_stale.png"), full_page=True)
+    page.close()
+
+
+def test_history_can_be_turned_off(project, first_build):
+    before = len(_history(project))
+    run = project.run("test", "--select", "drift_rp", "--vars", "{table_diff_history: false}")
+    assert run.status("drift_rp") == "warn", run.describe()
+    assert len(_history(project)) == before
+    assert project.spark.sql("show views like 'td_history_*'").count() == 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Without Spark
+# --------------------------------------------------------------------------------------------------
+
+
+def _leaves(n: int) -> list[dict]:
+    return [
+        {"leaf_id": i, "block_id": i // 4, "lower_bound": i * 10 or None, "upper_bound": None}
+        for i in range(n)
+    ]
+
+
+def test_block_map_states_and_grouping():
+    units = [
+        {"leaf_lo": 2, "leaf_hi": 3, "reason": "mismatch", "selected": True},
+        {"leaf_lo": 5, "leaf_hi": 5, "reason": "duplicate_keys", "selected": True},
+        {"leaf_lo": 6, "leaf_hi": 6, "reason": "mismatch+duplicate_keys", "selected": False},
+    ]
+    hashes = [{"side": "source", "leaf_id": 2, "n_rows": 7}, {"side": "target", "leaf_id": 2}]
+    hashes[1]["n_rows"] = 9
+    m = block_map(_leaves(8), hashes, units)
+    assert [c["state"] for c in m["cells"]] == [
+        "matched",
+        "matched",
+        "mismatched",
+        "mismatched",
+        "matched",
+        "duplicate_keys",
+        "not_fetched",
+        "matched",
+    ]
+    assert (m["cells"][2]["rows_source"], m["cells"][2]["rows_target"]) == (7, 9)
+    assert m["leaf_counts"] == {
+        "matched": 4,
+        "duplicate_keys": 1,
+        "mismatched": 2,
+        "not_fetched": 1,
+    }
+    # Grouped: 8 leaves in at most 3 cells; a cell takes its worst leaf's state.
+    grouped = block_map(_leaves(8), hashes, units, max_cells=3)
+    assert grouped["leaves_per_cell"] == 3
+    assert [c["state"] for c in grouped["cells"]] == ["mismatched", "mismatched", "not_fetched"]
+    assert [c["leaves_not_matched"] for c in grouped["cells"]] == [1, 2, 1]
+    assert (grouped["cells"][2]["leaf_lo"], grouped["cells"][2]["leaf_hi"]) == (6, 7)
+
+
+def _synthetic(state: str, banners: list[str], value: str = "a") -> dict:
+    summary = {
+        "source_relation": "s.src",
+        "target_relation": "s.tgt",
+        "run_id": "r1",
+        "generated_at": "now",
+        "rows_source": 2,
+        "rows_target": 2,
+        "null_key_rows_source": 0,
+        "null_key_rows_target": 0,
+        "source_format": None,
+        "target_format": None,
+        "source_version": None,
+        "target_version": None,
+        "rows_added": 0,
+        "rows_deleted": 0,
+        "rows_modified": 1,
+        "duplicate_key_rows": 0,
+        "blocks_mismatched": 1,
+        "blocks_total": 1,
+        "units_mismatched": 1,
+        "leaves_total": 1,
+        "key_columns": ["id"],
+        "columns_compared": ["v"],
+        "strategy": "range",
+        "hash_spec_version": 1,
+    }
+    row = {"diff_type": "modified", "side": "both", "key": ["1"], "changed_columns": ["v"]}
+    row["cells"] = [{"changed": True, "old": value, "new": "b"}]
+    return {
+        "pair": "p",
+        "summary_relation": "s.p__summary",
+        "state": state,
+        "verdict": {"partial": "DIFFERENT (PARTIAL)"}.get(state, "DIFFERENT"),
+        "banners": banners,
+        "summary": summary,
+        "block_map": block_map(_leaves(1), [], []),
+        "diff": {"key_columns": ["id"], "columns": ["v"], "rows": [row]},
+        "diff_rows_total": 1,
+        "diff_rows_shown": 1,
+        "diff_rows_capped": False,
+        "history": [],
+        "trend": {"points": []},
+    }
+
+
+def test_partial_result_has_a_banner_and_values_are_escaped():
+    html = render_html(_synthetic("partial", ["PARTIAL: stopped"], value="<script>x</script>"))
+    assert 'id="banner-partial"' in html and "PARTIAL: stopped" in html
+    assert ">DIFFERENT (PARTIAL)<" in html
+    assert "<script>x" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
+    complete = render_html(_synthetic("complete", []))
+    assert 'class="banner' not in complete and 'id="no-history"' in complete
+
+
+def test_partial_and_changed_results_never_get_the_plain_verdict():
+    base = {"status": "complete", "is_partial": False, "is_identical": True, "max_diff_rows": 10}
+    assert result_state(base) == ("complete", "IDENTICAL", [])
+    assert result_state({**base, "is_identical": False})[:2] == ("complete", "DIFFERENT")
+    state, verdict, banners = result_state({**base, "is_identical": False, "is_partial": True})
+    assert (state, verdict) == ("partial", "DIFFERENT (PARTIAL)")
+    assert "max_diff_rows=10" in banners[0] and "lower bounds" in banners[0]
+    changed = {**base, "status": "changed_during_run", "is_identical": False}
+    changed.update(source_changed_during_run=False, target_changed_during_run=True)
+    state, verdict, banners = result_state(changed)
+    assert (state, verdict) == ("changed_during_run", "UNRELIABLE")
+    assert banners == [
+        "UNRELIABLE: the target changed while the pair ran; run it again when writes have stopped"
+    ]
+    html = render_html({**_synthetic(state, banners), "verdict": verdict})
+    assert 'id="banner-changed_during_run"' in html and ">UNRELIABLE<" in html
+
+
+def test_choose_pair_names_what_it_looked_for():
+    pairs = {"a": "s.a__summary", "b": "s.b__summary"}
+    assert choose_pair("b", pairs, [], "here") == "b"
+    assert choose_pair(None, pairs, ["a"], "here") == "a"
+    assert choose_pair(None, {"only": "s.x"}, [], "here") == "only"
+    with pytest.raises(ReportError, match=r"no pair 'c' in here.*pairs found: a, b"):
+        choose_pair("c", pairs, [], "here")
+    with pytest.raises(ReportError, match=r"pass one with --pair NAME\. Pairs: a, b"):
+        choose_pair(None, pairs, [], "here")
+    with pytest.raises(ReportError, match=r"no pair found in here: looked for models NAME__sum"):
+        choose_pair(None, {}, [], "here")
