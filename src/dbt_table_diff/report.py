@@ -32,7 +32,7 @@ def read_pair(spark, summary_relation: str, limit: int = 20) -> tuple[dict[str, 
     belong to one completed run.
     """
     fix = "Rebuild the pair: dbt build --select +{0}"
-    label = summary_relation
+    label = summary_relation.split(".")[-1].strip("`")  # the model name dbt selects by
 
     def table(relation: str):
         try:
