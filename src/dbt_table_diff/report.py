@@ -32,7 +32,7 @@ def read_pair(spark, summary_relation: str, limit: int = 20) -> tuple[dict[str, 
     belong to one completed run.
     """
     fix = "Rebuild the pair: dbt build --select +{0}"
-    label = summary_relation
+    label = summary_relation.split(".")[-1].strip("`")  # the model name dbt selects by
 
     def table(relation: str):
         try:
@@ -342,14 +342,25 @@ def build_report(
         report["trend"] = trend(report["history"])
         return report
     step("reading the blocks")
-    leaves = [r.asDict() for r in spark.table(_sibling(summary_relation, "ranges")).collect()]
+    # Only the columns the map needs: `spec` (repeated on every leaf) stays in the warehouse.
+    leaves = [
+        r.asDict()
+        for r in spark.table(_sibling(summary_relation, "ranges"))
+        .select("leaf_id", "block_id", "lower_bound", "upper_bound")
+        .collect()
+    ]
     hashes = [
         r.asDict()
         for r in spark.table(_sibling(summary_relation, "block_hashes"))
         .select("side", "leaf_id", "n_rows")
         .collect()
     ]
-    units = [r.asDict() for r in spark.table(_sibling(summary_relation, "block_split")).collect()]
+    units = [
+        r.asDict()
+        for r in spark.table(_sibling(summary_relation, "block_split"))
+        .select("leaf_lo", "leaf_hi", "reason", "selected")
+        .collect()
+    ]
     step("reading the run history")
     total_diff = sum(
         int(summary[c] or 0)

@@ -26,6 +26,7 @@ from dbt_table_diff.report import (
     build_report,
     render_html,
     result_state,
+    trend,
     write_report,
 )
 from dbt_table_diff.scaffold import PairOptions, render_pair
@@ -294,7 +295,7 @@ def test_failed_run_is_recorded_and_keeps_the_last_good_summary(
     assert [p["status"] for p in report["trend"]["points"]] == ["completed", "failed"]
     html_path = write_report(report, tmp_path)[1]
     html = html_path.read_text()
-    assert "STALE: no result shown" in html and "dbt build --select" in html
+    assert "STALE: no result shown" in html and "dbt build --select +rp__summary" in html
     assert 'id="diff-rows"' not in html
     page = browser.new_page(viewport={"width": 1100, "height": 700})
     page.goto(html_path.as_uri())
@@ -432,6 +433,20 @@ def test_partial_and_changed_results_never_get_the_plain_verdict():
     ]
     html = render_html({**_synthetic(state, banners), "verdict": verdict})
     assert 'id="banner-changed_during_run"' in html and ">UNRELIABLE<" in html
+
+
+def test_history_of_a_failed_run_shows_dashes_and_its_error():
+    failed = {"started_at": "t1", "status": "failed", "message": "rp__row_diff: boom"}
+    failed.update(seconds=2.5, rows_added=None, rows_deleted=None, rows_modified=None)
+    failed["duplicate_key_rows"] = None
+    good = {**failed, "started_at": "t0", "status": "completed", "message": None}
+    good.update(rows_added=1, rows_deleted=2, rows_modified=3, duplicate_key_rows=0)
+    history = [good, failed]
+    t = trend(history)
+    assert [p["value"] for p in t["points"]] == [6, None]
+    html = render_html({**_synthetic("complete", []), "history": history, "trend": t})
+    assert ">None<" not in html and html.count(">–<") == 4
+    assert 'title="rp__row_diff: boom"' in html and 'fill="#d64541"' in html
 
 
 def test_choose_pair_names_what_it_looked_for():
