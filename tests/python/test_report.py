@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from dbt_table_diff.cli import ReportError, choose_pair
-from dbt_table_diff.report import (
+from dbt_table_diff.report_cli import ReportError, choose_pair
+from dbt_table_diff.report_html import (
     block_map,
     build_report,
     render_html,
