@@ -37,6 +37,20 @@
   {% elif ns.provider == 'iceberg' %}
     {% set rows = run_query("select snapshot_id from " ~ relation ~ ".refs where name = 'main'").rows %}
     {% set version = (rows[0][0] | int) if rows | length > 0 and rows[0][0] is not none else none %}
+    {#- Spark reads an Iceberg snapshot with the schema it was written with, not the table's: after a
+        metadata-only commit (a column renamed, added or dropped) `VERSION AS OF` the current
+        snapshot reads other columns than the table has, and two columns renamed into each other
+        read swapped. Such a table has no version to pin: unless the current metadata file is the
+        one that committed the snapshot, it is read as it is (unpinned). -#}
+    {% if version is not none %}
+      {% set commits = run_query("select count(*) from " ~ relation ~ ".metadata_log_entries where latest_snapshot_id = " ~ version).rows[0][0] | int %}
+      {% if commits != 1 %}
+        {% do log("table_diff: " ~ relation ~ ": its metadata changed after its current snapshot " ~ version
+            ~ " (a schema change, for instance), and Spark would read that snapshot with the snapshot's columns: "
+            ~ "read unpinned, as the table is now.", info=true) %}
+        {% set version = none %}
+      {% endif %}
+    {% endif %}
   {% endif %}
   {{ return({'format': ns.provider, 'version': version}) }}
 {% endmacro %}
