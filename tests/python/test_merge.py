@@ -28,13 +28,7 @@ def merge_project(dbt_project_factory):
     project = dbt_project_factory(
         "merge",
         packages=True,
-        project_config={
-            "flags": {"send_anonymous_usage_stats": False, "partial_parse": True},
-            # Known bug on a Delta session: the merge's Python models default to Delta, which
-            # rejects the hostile column names (spaces) without column mapping. Parquet here, as
-            # before the jars; the Delta case is the format matrix's (wip/), not yet on main.
-            "models": {"+file_format": "parquet"},
-        },
+        project_config={"flags": {"send_anonymous_usage_stats": False, "partial_parse": True}},
     )
     project.spark.sql(f"create schema if not exists `{project.schema}`")
     return project
