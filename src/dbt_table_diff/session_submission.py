@@ -14,6 +14,10 @@ Guarantees:
   table before calling us; Spark's data-source commit protocol removes partial output on failure);
 * ``file_format`` not configured and Delta not on the classpath -> parquet instead of dbt-spark's
   hard-coded ``delta`` default (which cannot work without Delta jars). A configured value is kept;
+* a Delta write of columns whose names Delta refuses without column mapping (a space, one of
+  `` ,;{}()=``, a tab or newline: ``Unit Price``, or a merge's ``ours__Unit Price``) creates the
+  table with ``delta.columnMapping.mode = name``, as Delta's own error message advises; other
+  writes are left as dbt-spark wrote them (``delta_writer``);
 * a write killed before Spark registered the table (the process or its JVM killed between the
   files and the catalog entry) leaves files at the table's managed location with no table; Spark
   then refuses every later build of the model (``LOCATION_ALREADY_EXISTS``). When the model's
@@ -70,6 +74,40 @@ def apply_default_file_format(compiled_code: str, config: dict[str, Any], spark)
     return _DEFAULT_DELTA_WRITE.sub(r'\1"parquet"\2', compiled_code)
 
 
+# dbt-spark's Delta write line (after apply_default_file_format kept Delta).
+_DELTA_WRITE = re.compile(r'\bdf\.write(\.mode\("overwrite"\)\.format\("delta"\))')
+
+# The characters Delta refuses in a column name unless the table maps columns by name.
+_DELTA_INVALID_NAME_CHARS = frozenset(" ,;{}()\n\t=")
+
+
+def _field_names(data_type) -> list[str]:
+    """Every field name of a schema, nested structs (also inside arrays and maps) included."""
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if isinstance(data_type, StructType):
+        return [n for f in data_type.fields for n in [f.name, *_field_names(f.dataType)]]
+    if isinstance(data_type, ArrayType):
+        return _field_names(data_type.elementType)
+    if isinstance(data_type, MapType):
+        return _field_names(data_type.keyType) + _field_names(data_type.valueType)
+    return []
+
+
+def delta_writer(df):
+    """``df.write``, with column mapping by name when a column name needs it on Delta."""
+    writer = df.write
+    if any(_DELTA_INVALID_NAME_CHARS & set(name) for name in _field_names(df.schema)):
+        writer = writer.option("delta.columnMapping.mode", "name")
+    return writer
+
+
+def apply_delta_column_mapping(compiled_code: str) -> str:
+    """Route dbt-spark's Delta write through :func:`delta_writer` (bound in the model's namespace
+    as ``__table_diff_delta_writer__``)."""
+    return _DELTA_WRITE.sub(r"__table_diff_delta_writer__(df)\1", compiled_code)
+
+
 def clear_orphan_location(spark, schema: str, identifier: str) -> str | None:
     """Remove the files at the managed location of ``schema.identifier`` when no such table is in
     the catalog (what an interrupted write leaves); return the removed path, or None."""
@@ -118,11 +156,15 @@ class SessionPythonJobHelper(PythonJobHelper):
         spark = get_session(getattr(self.credentials, "server_side_parameters", None))
         model = self.parsed_model
         config = model.get("config") or {}
-        code = apply_default_file_format(compiled_code, config, spark)
+        code = apply_delta_column_mapping(apply_default_file_format(compiled_code, config, spark))
         filename = model.get("original_file_path") or f"<dbt model {model.get('name')}>"
         # Register the source so tracebacks show the model's lines.
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-        namespace: dict[str, Any] = {"spark": spark, "__name__": f"dbt_model_{model.get('name')}"}
+        namespace: dict[str, Any] = {
+            "spark": spark,
+            "__name__": f"dbt_model_{model.get('name')}",
+            "__table_diff_delta_writer__": delta_writer,
+        }
         removed = clear_orphan_location(spark, model.get("schema"), model.get("alias"))
         if removed:
             print(

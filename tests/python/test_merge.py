@@ -11,7 +11,6 @@ import json
 import shutil
 
 import pytest
-from conftest import LAKEHOUSE_JARS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_merge, canonical_key, canonical_value, merge_counts
@@ -545,13 +544,6 @@ FETCH_PATHS = [
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    condition=bool(LAKEHOUSE_JARS),
-    strict=True,
-    reason="known bug on a Delta session: the merge's Python models write Delta by default, which "
-    "rejects the hostile column names (spaces) without column mapping, and parquet cannot replace "
-    "a table there (REPLACE TABLE AS SELECT); see the stop-32 note",
-)
 def test_merge_matches_oracle(merge_project, monkeypatch):
     """Random triples under ANSI on (the hand-written cases run with dbt-spark's ANSI off)."""
     project = merge_project

@@ -53,6 +53,15 @@ def model(dbt, session):
     return session.createDataFrame([(batch, 1), (batch, 2)], "batch int, id int")
 """
 
+# Column names Delta refuses without column mapping (a space; one inside a struct too).
+HOSTILE_NAMES_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return session.sql(
+        "select 1 as id, 'a' as `Unit Price`, named_struct('x=y', 2) as nested"
+    )
+"""
+
 OK_MODEL = """\
 def model(dbt, session):
     dbt.config(materialized="table")
@@ -112,6 +121,7 @@ def built_project(dbt_project_factory):
             "models/py_explicit_session.py": EXPLICIT_SESSION_MODEL,
             "models/py_explicit_parquet.py": EXPLICIT_PARQUET_MODEL,
             "models/py_incremental.py": INCREMENTAL_MODEL,
+            "models/py_hostile_names.py": HOSTILE_NAMES_MODEL,
         },
     )
     run = project.run("build").assert_success()
@@ -148,6 +158,33 @@ def test_python_model_without_file_format_is_delta_only_where_delta_works(built_
     # dbt-spark's py_write_table defaults to format("delta"); without Delta jars we write parquet.
     expected = "delta" if session_submission.delta_available(spark) else "parquet"
     assert built_project.project.table_provider("py_default_method") == expected
+
+
+@pytest.mark.slow
+def test_column_names_delta_refuses_are_written_with_column_mapping(built_project, spark):
+    """On Delta, ``Unit Price`` needs column mapping (Delta's error says so); the plugin sets it
+    for that table only. Without Delta the same model is parquet, which takes the names as they are.
+    """
+    project = built_project.project
+    table = f"`{project.schema}`.`py_hostile_names`"
+    row = spark.table(table).collect()
+    assert [tuple(r) for r in row] == [(1, "a", (2,))]
+    assert spark.table(table).columns == ["id", "Unit Price", "nested"]
+    mapping = {
+        r["key"]: r["value"]
+        for r in spark.sql(f"show tblproperties {table}").collect()
+        if r["key"] == "delta.columnMapping.mode"
+    }
+    if session_submission.delta_available(spark):
+        assert project.table_provider("py_hostile_names") == "delta"
+        assert mapping == {"delta.columnMapping.mode": "name"}
+        # A table whose names Delta takes keeps dbt-spark's write: no column mapping.
+        plain = f"`{project.schema}`.`py_default_method`"
+        keys = [r["key"] for r in spark.sql(f"show tblproperties {plain}").collect()]
+        assert "delta.columnMapping.mode" not in keys
+    else:
+        assert project.table_provider("py_hostile_names") == "parquet"
+        assert mapping == {}
 
 
 @pytest.mark.slow
@@ -298,6 +335,15 @@ def test_user_code_mentioning_delta_is_not_rewritten(monkeypatch):
     monkeypatch.setattr(session_submission, "delta_available", lambda spark: False)
     code = 'other.write.format("delta").save("/tmp/x")\n'
     assert apply_default_file_format(code, {}, spark=None) == code
+
+
+def test_only_dbt_sparks_delta_write_goes_through_the_column_mapping_writer():
+    routed = session_submission.apply_delta_column_mapping(DBT_SPARK_WRITE)
+    assert routed == DBT_SPARK_WRITE.replace("df.write.", "__table_diff_delta_writer__(df).")
+    parquet = DBT_SPARK_WRITE.replace('"delta"', '"parquet"')
+    assert session_submission.apply_delta_column_mapping(parquet) == parquet
+    other = 'mydf.write.mode("overwrite").format("delta").save("/tmp/x")\n'
+    assert session_submission.apply_delta_column_mapping(other) == other
 
 
 def test_delta_is_available_exactly_when_the_test_session_has_the_jars(spark):
