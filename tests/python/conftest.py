@@ -1,8 +1,9 @@
-"""Shared fixtures: one SparkSession (one JVM) for the whole pytest run, and dbt run in-process.
+"""Shared fixtures: one SparkSession (one JVM) per pytest process, and dbt run in-process.
 
 * ``spark``: a session-scoped local SparkSession with its own Derby metastore and warehouse under
-  pytest's tmp dir. Derby admits one JVM per metastore directory, and the machine is small, so
-  nothing in the suite may start a second Spark process.
+  pytest's tmp dir. Derby admits one JVM per metastore directory. ``make pytest`` runs two
+  pytest-xdist workers; each is its own process with its own tmp dir, hence its own session,
+  metastore and warehouse, and takes whole files (``--dist loadfile``).
 * ``dbt_project_factory``: writes a throwaway dbt project plus a ``method: session`` profile whose
   ``server_side_parameters`` are exactly the fixture's Spark conf, so dbt-spark's
   ``SparkSession.builder...getOrCreate()`` returns the *same* session the tests hold. dbt runs
@@ -83,6 +84,9 @@ def lakehouse_conf(spark_home: Path, jars: str) -> dict[str, str]:
         "spark.sql.catalog.iceberg": "org.apache.iceberg.spark.SparkCatalog",
         "spark.sql.catalog.iceberg.type": "hadoop",
         "spark.sql.catalog.iceberg.warehouse": str(spark_home / "iceberg-warehouse"),
+        # Delta computes each new snapshot's state in 50 tasks by default; on the suite's tiny
+        # tables those tasks, not the data, are most of every Delta write and read.
+        "spark.databricks.delta.snapshotPartitions": "2",
     }
 
 
