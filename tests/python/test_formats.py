@@ -829,16 +829,8 @@ def matrix(lakehouse, dbt_project_factory, draws):
     (project.root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
     lakehouse.sql(f"create schema if not exists `{project.schema}`")
     lakehouse.sql(f"create namespace if not exists iceberg.`{project.schema}`")
-    # Delta rebuilds each new snapshot's state with 50 tasks by default: for tables of a few rows
-    # that is most of the time a write or a read takes here. Speed only, for this module.
-    conf = "spark.databricks.delta.snapshotPartitions"
-    before = lakehouse.conf.get(conf, None)
-    lakehouse.conf.set(conf, "2")
+    # (Delta's snapshotPartitions is 2 for the whole suite: conftest.lakehouse_conf.)
     yield Matrix(Lake(project), draws)
-    if before is None:
-        lakehouse.conf.unset(conf)
-    else:
-        lakehouse.conf.set(conf, before)
 
 
 # --------------------------------------------------------------------------------------------------
