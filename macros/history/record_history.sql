@@ -12,7 +12,94 @@
     the test errored before it had counts.
   Append-only: a failed run adds a row and never touches the rows of earlier runs, so the last
   good summary stays. `vars: {table_diff_history: false}` turns it off.
+
+  table_diff.record_history_start, the on-run-start hook, first appends a `running` row for every
+  pair and no_drift test the invocation selected; record_history closes each with its final row,
+  or `skipped` when dbt ran none of its nodes. A run killed before its on-run-end keeps only its
+  `running` row. The view `table_diff_runs` beside the table folds the two: one row per run, the
+  final row when there is one, else the `running` row.
 -#}
+{% macro record_history_start() %}
+  {{ return(adapter.dispatch('record_history_start', 'table_diff')()) }}
+{% endmacro %}
+
+
+{% macro default__record_history_start() %}
+  {{ return('') }}
+{% endmacro %}
+
+
+{% macro spark__record_history_start() %}
+  {% if not table_diff._history_on() %}{{ return('') }}{% endif %}
+  {% set now = modules.datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M:%S.%f') %}
+  {% set times = ["timestamp'" ~ now ~ "'", 'cast(null as timestamp)', 'cast(null as double)'] %}
+  {% set rows = [] %}
+  {% for kind, name in table_diff._history_selected() %}
+    {% do rows.append(table_diff._history_values(kind, name, 'running', none, times, none, [none, none],
+        none, none, none, none)) %}
+  {% endfor %}
+  {% do table_diff._history_append(rows) %}
+  {{ return('') }}
+{% endmacro %}
+
+
+{% macro _history_on() %}
+  {#- Only the commands that run pairs or tests record runs (not compile or docs generate, whose
+      hooks also run). -#}
+  {{ return(execute and var('table_diff_history', true) and flags.WHICH in ['run', 'build', 'test', 'retry']) }}
+{% endmacro %}
+
+
+{% macro _history_pair_of(node) %}
+  {#- The pair name of a node of a pair pipeline (NAME__ranges .. NAME__summary whose summary is
+      built by table_diff.diff_summary), else none; and the summary node. -#}
+  {% set m = modules.re.match('^(.+)__(ranges|block_hashes|block_split|row_diff|summary)$', node.name) %}
+  {% if node.resource_type != 'model' or not m %}{{ return(none) }}{% endif %}
+  {% set summary = graph.nodes.get('model.' ~ node.package_name ~ '.' ~ m.group(1) ~ '__summary') %}
+  {% if summary and 'macro.table_diff.diff_summary' in summary.depends_on.macros %}
+    {{ return([m.group(1), m.group(2), summary]) }}
+  {% endif %}
+  {{ return(none) }}
+{% endmacro %}
+
+
+{% macro _is_no_drift(node) %}
+  {{ return(node.resource_type == 'test' and node.test_metadata and node.test_metadata.name == 'no_drift') }}
+{% endmacro %}
+
+
+{% macro _history_selected() %}
+  {#- [kind, name] of every pair and no_drift test this invocation selected, in a stable order. -#}
+  {% set found = [] %}
+  {% for unique_id in (selected_resources or []) | sort %}
+    {% set node = graph.nodes.get(unique_id) %}
+    {% if node %}
+      {% set pair = table_diff._history_pair_of(node) %}
+      {% if pair and ['pair', pair[0]] not in found %}{% do found.append(['pair', pair[0]]) %}{% endif %}
+      {% if table_diff._is_no_drift(node) %}{% do found.append(['no_drift', node.name]) %}{% endif %}
+    {% endif %}
+  {% endfor %}
+  {{ return(found) }}
+{% endmacro %}
+
+
+{% macro _history_append(rows) %}
+  {#- Append rows to the history table, creating its schema, the table and the view when absent. -#}
+  {% if not rows %}{{ return(none) }}{% endif %}
+  {% set schema = var('table_diff_history_schema', target.schema) %}
+  {% set quoted_schema = table_diff.quote_identifier(schema) %}
+  {% set relation = quoted_schema ~ '.' ~ table_diff.quote_identifier('table_diff_run_history') %}
+  {% do run_query('create schema if not exists ' ~ quoted_schema) %}
+  {% do run_query('create table if not exists ' ~ relation ~ ' (' ~ table_diff._history_columns() ~ ') using parquet') %}
+  {% set names = [] %}
+  {% for column in table_diff._history_columns().split(', ') %}{% do names.append(column.split(' ')[0]) %}{% endfor %}
+  {% do run_query('create view if not exists ' ~ quoted_schema ~ '.' ~ table_diff.quote_identifier('table_diff_runs')
+      ~ ' as select ' ~ (names | join(', ')) ~ ' from (select *, row_number() over (partition by invocation_id, kind, name'
+      ~ " order by case when status = 'running' then 1 else 0 end, recorded_at desc) as td_n from " ~ relation
+      ~ ') where td_n = 1') %}
+  {% do run_query('insert into ' ~ relation ~ ' values ' ~ (rows | join(',\n'))) %}
+  {% do log('table_diff: recorded ' ~ (rows | length) ~ ' run(s) in ' ~ relation, info=true) %}
+{% endmacro %}
 {% macro record_history(results) %}
   {{ return(adapter.dispatch('record_history', 'table_diff')(results)) }}
 {% endmacro %}
@@ -24,39 +111,34 @@
 
 
 {% macro spark__record_history(results) %}
-  {% if not execute or not var('table_diff_history', true) or not results %}
-    {{ return('') }}
-  {% endif %}
+  {% if not table_diff._history_on() %}{{ return('') }}{% endif %}
   {% set pairs = {} %}
   {% set rows = [] %}
-  {% for res in results %}
+  {% set closed = [] %}
+  {% for res in results or [] %}
     {% set node = res.node %}
-    {% set m = modules.re.match('^(.+)__(ranges|block_hashes|block_split|row_diff|summary)$', node.name) %}
-    {% if node.resource_type == 'model' and m %}
-      {% set summary = graph.nodes.get('model.' ~ node.package_name ~ '.' ~ m.group(1) ~ '__summary') %}
-      {% if summary and 'macro.table_diff.diff_summary' in summary.depends_on.macros %}
-        {% if m.group(1) not in pairs %}
-          {% do pairs.update({m.group(1): {'summary': summary, 'results': {}}}) %}
-        {% endif %}
-        {% do pairs[m.group(1)]['results'].update({m.group(2): res}) %}
+    {% set pair = table_diff._history_pair_of(node) %}
+    {% if pair %}
+      {% if pair[0] not in pairs %}
+        {% do pairs.update({pair[0]: {'summary': pair[2], 'results': {}}}) %}
       {% endif %}
-    {% elif node.resource_type == 'test' and node.test_metadata and node.test_metadata.name == 'no_drift'
-        and (res.status | string) != 'skipped' %}
+      {% do pairs[pair[0]]['results'].update({pair[1]: res}) %}
+    {% elif table_diff._is_no_drift(node) and (res.status | string) != 'skipped' %}
       {% do rows.append(table_diff._history_test_row(res)) %}
+      {% do closed.append(['no_drift', node.name]) %}
     {% endif %}
   {% endfor %}
   {% for name, pair in pairs.items() %}
     {% set row = table_diff._history_pair_row(name, pair['summary'], pair['results']) %}
-    {% if row %}{% do rows.append(row) %}{% endif %}
+    {% if row %}{% do rows.append(row) %}{% do closed.append(['pair', name]) %}{% endif %}
   {% endfor %}
-  {% if rows %}
-    {% set schema = var('table_diff_history_schema', target.schema) %}
-    {% set relation = table_diff.quote_identifier(schema) ~ '.' ~ table_diff.quote_identifier('table_diff_run_history') %}
-    {% do run_query('create schema if not exists ' ~ table_diff.quote_identifier(schema)) %}
-    {% do run_query('create table if not exists ' ~ relation ~ ' (' ~ table_diff._history_columns() ~ ') using parquet') %}
-    {% do run_query('insert into ' ~ relation ~ ' values ' ~ (rows | join(',\n'))) %}
-    {% do log('table_diff: recorded ' ~ (rows | length) ~ ' run(s) in ' ~ relation, info=true) %}
-  {% endif %}
+  {#- Close the running row of every selected pair or test that did not run. -#}
+  {% set null_times = ['cast(null as timestamp)', 'cast(null as timestamp)', 'cast(null as double)'] %}
+  {% for kind, name in table_diff._history_selected() if [kind, name] not in closed %}
+    {% do rows.append(table_diff._history_values(kind, name, 'skipped', 'skipped', null_times, none,
+        [none, none], none, none, none, 'not run: dbt skipped its nodes (an upstream node failed) or built none of them')) %}
+  {% endfor %}
+  {% do table_diff._history_append(rows) %}
   {#- Notes of drift_rows calls that were not no_drift tests (a model calling it directly). -#}
   {% for row in run_query("show views like 'td_history_*'") %}
     {% if row[2] %}{% do run_query('drop view if exists ' ~ table_diff.quote_identifier(row[1])) %}{% endif %}

@@ -133,12 +133,22 @@ def diff_table(summary: dict, diff_rows: list[dict]) -> dict[str, Any]:
 
 def read_history(spark, relation: str, name: str, limit: int = HISTORY_RUNS_SHOWN) -> list[dict]:
     """The last ``limit`` runs of pair (or test) ``name`` from the run history, oldest first;
-    empty when the history table does not exist (history off, or never recorded)."""
+    empty when the history table does not exist (history off, or never recorded).
+
+    A run has a ``running`` row from the on-run-start hook and its final row from on-run-end
+    (ADR 0016): each run is shown once, by its final row, or by its ``running`` row when the run
+    never finished (killed)."""
     if not spark.catalog.tableExists(relation):
         return []
     df = spark.table(relation).where(f"name = '{name}'" if "'" not in name else "false")
-    rows = [r.asDict() for r in df.orderBy(df.started_at.desc()).limit(limit).collect()]
-    return list(reversed(rows))
+    rows = [r.asDict() for r in df.orderBy(df.recorded_at.desc()).limit(2 * limit).collect()]
+    finished = {(r["invocation_id"], r["kind"]) for r in rows if r["status"] != "running"}
+    runs = [
+        r
+        for r in rows
+        if r["status"] != "running" or (r["invocation_id"], r["kind"]) not in finished
+    ]
+    return list(reversed(runs[:limit]))
 
 
 def trend(history: list[dict], width: int = 600, height: int = 140) -> dict[str, Any]:

@@ -66,12 +66,19 @@ def main() -> int:
         from dbt_table_diff.report import read_pair
         from dbt_table_diff.split import StaleRunError
 
+        # The run history beside the pair: one row per run (the view folds `running` rows).
+        schema = args.read.rsplit(".", 1)[0]
+        runs = [
+            [r["status"], r["finished_at"] is None]
+            for r in spark.table(f"{schema}.table_diff_runs").orderBy("recorded_at").collect()
+        ]
         try:
             summary, rows = read_pair(spark, args.read, limit=10000)
         except StaleRunError as exc:
-            print(json.dumps({"stale": str(exc)}))
+            print(json.dumps({"stale": str(exc), "runs": runs}))
             return 0
         out = {
+            "runs": runs,
             "summary": {
                 k: summary[k]
                 for k in (

@@ -3,10 +3,11 @@
 Each case, in a child process with its own JVM and metastore (Derby admits one JVM at a time, and
 the kill must take the JVM with it): a complete build of the pair on target state A, then the
 target moves to state B and a second build is SIGKILLed (the whole process group) shortly after
-one model starts. A second child then reads the pair as the CLI does. Whatever the kill hit, the
-reader sees either exactly A's diff or exactly B's (had the build finished), each with every
-count equal to the rows, or a stale result that says so and how to rebuild: never a summary of
-one run beside the row diff of another.
+one model starts. A second child then reads the pair as the CLI does, and its run history.
+Whatever the kill hit, the reader sees either exactly A's diff or exactly B's (had the build
+finished), each with every count equal to the rows, or a stale result that says so and how to
+rebuild: never a summary of one run beside the row diff of another. The history keeps the killed
+run as `running`.
 """
 
 from __future__ import annotations
@@ -139,6 +140,14 @@ def test_killed_build_leaves_the_last_result_or_a_visibly_stale_one(killed_proje
     read = _child(conf, root, "--read", f"{SCHEMA}.pair__summary")
     assert read.returncode == 0, read.stdout[-3000:] + read.stderr[-3000:]
     result = json.loads(read.stdout.strip().splitlines()[-1])
+    # The run history: the complete build's run, then the killed one, still `running` (its
+    # on-run-start row; no on-run-end ever came), never shown as failed. (Killed 0.5 s into the
+    # summary, the kill may land after the on-run-end hook recorded the finished run.)
+    previous, last = result["runs"][-2:]
+    assert previous == ["completed", False], result["runs"]
+    assert last == ["running", True] or (model == "summary" and last == ["completed", False]), (
+        result["runs"]
+    )
     if "stale" in result:
         assert "Rebuild the pair: dbt build --select +" in result["stale"], result
         assert "failed or was stopped" in result["stale"] or "missing" in result["stale"], result

@@ -82,8 +82,10 @@ models:
     )
 
 
-def _history(project) -> list[dict]:
-    df = project.spark.table(project.relation("table_diff_run_history"))
+def _history(project, relation: str = "table_diff_runs") -> list[dict]:
+    """One row per run (the view that folds a run's `running` row into its final one); with
+    relation="table_diff_run_history", every row the hooks appended."""
+    df = project.spark.table(project.relation(relation))
     return [r.asDict() for r in df.orderBy("recorded_at", "kind", "name").collect()]
 
 
@@ -118,6 +120,17 @@ def test_history_records_the_pair_run_and_the_no_drift_run(project, first_build)
     assert [k["name"] for k in json.loads(pair["options"])["key"]] == ["id"]
     assert json.loads(test["options"])["key"] == ["id"]
     assert test["target_relation"].endswith("tgt") and test["seconds"] >= 0
+    # Before any node ran, the on-run-start hook appended a `running` row for each: a run killed
+    # before dbt's on-run-end would still say it started.
+    raw = _history(project, "table_diff_run_history")
+    running = [r for r in raw if r["status"] == "running"]
+    assert [(r["kind"], r["name"]) for r in running] == [("no_drift", "drift_rp"), ("pair", "rp")]
+    for started in running:
+        assert started["invocation_id"] == pair["invocation_id"]
+        assert started["finished_at"] is None and started["rows_added"] is None
+        assert started["started_at"] <= pair["started_at"]
+        assert started["recorded_at"] < min(pair["recorded_at"], test["recorded_at"])
+    assert len(raw) == 4
 
 
 def test_long_steps_log_progress(first_build):
@@ -306,6 +319,28 @@ def test_failed_run_is_recorded_and_keeps_the_last_good_summary(
     OUTPUT.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(OUTPUT / "report_stale.png"), full_page=True)
     page.close()
+
+
+def test_selected_runs_dbt_skipped_are_closed_as_skipped(project, first_build):
+    """A pair and a test selected but never run (their upstream model failed) do not stay
+    `running`: the on-run-end hook closes them as `skipped`."""
+    before = len(_history(project))
+    src = project.root / "models" / "src.sql"
+    saved = src.read_text()
+    project.write("models/src.sql", "select raise_error('src broke') as id\n")
+    try:
+        run = project.run("build", "--select", "src", "rp__ranges", "drift_rp")
+    finally:
+        src.write_text(saved)
+    assert run.status("src") == "error" and run.status("rp__ranges") == "skipped", run.describe()
+    new = _history(project)[before:]
+    assert sorted((r["kind"], r["name"], r["status"]) for r in new) == [
+        ("no_drift", "drift_rp", "skipped"),
+        ("pair", "rp", "skipped"),
+    ]
+    assert all("skipped" in r["message"] for r in new)
+    # src is rebuilt so that later tests see the pair's inputs as before.
+    project.run("build", "--select", "src").assert_success()
 
 
 def test_history_can_be_turned_off(project, first_build):
