@@ -14,12 +14,13 @@
 {% macro drift_rows(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy='hash', block_count=none, block_size=none, normalize=none,
                     max_diff_rows=none, check_duplicate_keys=none, quick_check=true, keys_only=none,
-                    source_as_of=none, target_as_of=none, arg_names=none) %}
+                    source_as_of=none, target_as_of=none, thresholds=none, arg_names=none) %}
   {% set names = {'macro': 'drift_rows', 'source': 'source', 'target': 'target'} %}
   {% do names.update(arg_names or {}) %}
   {% do table_diff._check_kwargs(names['macro'], kwargs, [names['source'], names['target'], 'primary_key', 'columns',
       'exclude_columns', 'table_filter', 'strategy', 'block_count', 'block_size', 'normalize', 'max_diff_rows',
-      'check_duplicate_keys', 'quick_check', 'keys_only', names['source'] ~ '_as_of', names['target'] ~ '_as_of']) %}
+      'check_duplicate_keys', 'quick_check', 'keys_only', names['source'] ~ '_as_of', names['target'] ~ '_as_of',
+      'thresholds']) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
   {% do table_diff._require_relation(names['macro'], names['target'], target) %}
   {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,
@@ -29,11 +30,12 @@
     {{ table_diff._fail(names['macro'], 'quick_check', quick_check, "true or false",
         "Leave it out (true: one whole-table signature first) or set false when drift is expected.") }}
   {% endif %}
-  {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names, quick_check)) }}
+  {% set limits = table_diff._check_thresholds(names['macro'], thresholds) %}
+  {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names, quick_check, limits)) }}
 {% endmacro %}
 
 
-{% macro default__drift_rows(source, target, opts, names, quick_check=true) %}
+{% macro default__drift_rows(source, target, opts, names, quick_check=true, limits=none) %}
   {% if execute %}
     {{ exceptions.raise_compiler_error("table_diff." ~ names['macro'] ~ ": not implemented for adapter '" ~ adapter.type()
         ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
@@ -41,7 +43,7 @@
 {% endmacro %}
 
 
-{% macro spark__drift_rows(source, target, opts, names, quick_check=true) %}
+{% macro spark__drift_rows(source, target, opts, names, quick_check=true, limits=none) %}
   {% if not execute %}
     {{ return("select cast(null as string) as diff_type where false") }}
   {% endif %}
@@ -133,7 +135,8 @@
   {% endfor %}
   {% set total = counts.values() | sum %}
   {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ " DIFFER: "
-      ~ counts['added'] ~ " added, " ~ counts['deleted'] ~ " deleted, " ~ counts['modified'] ~ " modified, "
+      ~ counts['added'] ~ " added (only in " ~ names['target'] ~ "), " ~ counts['deleted'] ~ " deleted (only in "
+      ~ names['source'] ~ "), " ~ counts['modified'] ~ " modified, "
       ~ counts['duplicate_key'] ~ " duplicate-key rows"
       ~ (" (stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ": there may be more)" if total >= spec['max_diff_rows'] else "")
       ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ sig[2] ~ " of " ~ leaf_count ~ " blocks differ."
@@ -161,5 +164,81 @@
         ~ "it cannot be held against warn_if / error_if. Raise max_diff_rows above the number of rows you expect "
         ~ "to differ (e.g. max_diff_rows: " ~ (spec['max_diff_rows'] * 10) ~ "), or fix the drift.") }}
   {% endif %}
+  {#- Limits per kind of change (no_drift's max_added, ...): only the rows of a kind over its limit
+      fail; unset means 0, so without limits every differing row fails. -#}
+  {% set over = table_diff._over_thresholds(limits, counts, sig[0] | int) %}
+  {% if limits %}
+    {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": "
+        ~ (("over its limit: " ~ (over.values() | join('; '))) if over else "every kind of change within its limit")
+        ~ " (limits: " ~ table_diff._limits_text(limits) ~ ").", info=true) %}
+  {% endif %}
+  {% set failing = ["''"] %}
+  {% for kind in over %}{% do failing.append(table_diff._sql_string(kind)) %}{% endfor %}
   select * from {{ view }}
+  {%- if limits %} where diff_type in ({{ failing | join(', ') }}){% endif %}
+{% endmacro %}
+
+
+{#- The kinds of change no_drift limits, by argument name. -#}
+{% macro _threshold_kinds() %}
+  {{ return({'max_added': 'added', 'max_deleted': 'deleted', 'max_modified': 'modified',
+             'max_duplicate_key_rows': 'duplicate_key'}) }}
+{% endmacro %}
+
+
+{% macro _check_thresholds(macro_name, thresholds) %}
+  {#- {kind: {'count': n} or {'share': percent}} from {max_added: 100, max_modified: '0.1%', ...};
+      an error naming the argument for anything else (before any scan). -#}
+  {% set kinds = table_diff._threshold_kinds() %}
+  {% if thresholds is none %}{{ return({}) }}{% endif %}
+  {% if thresholds is not mapping %}
+    {{ table_diff._fail(macro_name, 'thresholds', thresholds, "a mapping of " ~ (kinds.keys() | join(', ')) ~ " to limits",
+        "E.g. thresholds={'max_added': 100, 'max_modified': '0.1%'}.") }}
+  {% endif %}
+  {% set limits = {} %}
+  {% for name, value in thresholds.items() %}
+    {% if name not in kinds %}
+      {{ table_diff._fail(macro_name, 'argument', name, "one of " ~ (kinds.keys() | join(', ')), "Fix the name.") }}
+    {% endif %}
+    {% set share = modules.re.match('^ *([0-9]+([.][0-9]*)?|[.][0-9]+) *% *$', value) if value is string else none %}
+    {% if value is none %}
+    {% elif value is number and value is not boolean and value >= 0 and value == (value | int) %}
+      {% do limits.update({kinds[name]: {'count': value | int}}) %}
+    {% elif share and (share.group(1) | float) <= 100 %}
+      {% do limits.update({kinds[name]: {'share': share.group(1) | float}}) %}
+    {% else %}
+      {{ table_diff._fail(macro_name, name, value,
+          "a whole number of rows >= 0 (e.g. 100) or a share of the model's rows from '0%' to '100%' (e.g. '0.1%')",
+          "Unset means 0: no row of that kind may differ.") }}
+    {% endif %}
+  {% endfor %}
+  {{ return(limits) }}
+{% endmacro %}
+
+
+{% macro _over_thresholds(limits, counts, model_rows) %}
+  {#- {kind: 'added: 150 > max_added 100 (by 50)'} for each kind whose count is over its limit (a
+      share is of the model's rows, after table_filter); empty without limits. -#}
+  {% set over = {} %}
+  {% if not limits %}{{ return(over) }}{% endif %}
+  {% for name, kind in table_diff._threshold_kinds().items() %}
+    {% set limit = limits.get(kind, {'count': 0}) %}
+    {% set allowed = limit['count'] if 'count' in limit else limit['share'] / 100.0 * model_rows %}
+    {% if counts[kind] > allowed %}
+      {% do over.update({kind: kind ~ ": " ~ counts[kind] ~ " > " ~ name ~ " "
+          ~ (limit['count'] if 'count' in limit else (limit['share'] ~ "% of " ~ model_rows ~ " rows = " ~ allowed))
+          ~ " (by " ~ ((counts[kind] - allowed) if 'count' in limit else ((counts[kind] - allowed) | round(1))) ~ ")"}) %}
+    {% endif %}
+  {% endfor %}
+  {{ return(over) }}
+{% endmacro %}
+
+
+{% macro _limits_text(limits) %}
+  {% set parts = [] %}
+  {% for name, kind in table_diff._threshold_kinds().items() %}
+    {% set limit = limits.get(kind, {'count': 0}) %}
+    {% do parts.append(name ~ " " ~ (limit['count'] if 'count' in limit else (limit['share'] ~ "%"))) %}
+  {% endfor %}
+  {{ return(parts | join(', ')) }}
 {% endmacro %}

@@ -30,6 +30,12 @@ COPIES = {
         "if(order_id = 1, 'paid', status) as status from {{ ref('base') }}",
         {"modified": 2},
     ),
+    # One of each: order 2 deleted, order 6 added, order 1 modified (for the limits per kind).
+    "mixed": (
+        "select order_id, customer, amount, if(order_id = 1, 'paid', status) as status "
+        "from {{ ref('base') }} where order_id != 2 union all select 6, 'Tony', 1.00, 'new'",
+        {"added": 1, "deleted": 1, "modified": 1},
+    ),
     "duplicated": (
         "select * from {{ ref('base') }} "
         "union all select * from {{ ref('base') }} where order_id = 5",
@@ -93,6 +99,25 @@ def drift_project(dbt_project_factory):
           config:
             warn_if: ">0"
             error_if: ">5\""""
+    )
+    # Limits per kind of change: within every limit (a share of the model's 5 rows: 20% = 1 row),
+    # then over two of them (max_deleted unset = 0; 10% of 5 rows = 0.5).
+    tests.append(
+        """      - table_diff.no_drift:
+          name: drift_within_limits
+          arguments:
+            compare_to: ref('copy_mixed')
+            primary_key: order_id
+            max_added: 1
+            max_deleted: '20%'
+            max_modified: 1
+      - table_diff.no_drift:
+          name: drift_over_limits
+          arguments:
+            compare_to: ref('copy_mixed')
+            primary_key: order_id
+            max_added: 5
+            max_modified: '10%'"""
     )
     tests.append(
         """      - table_diff.no_drift:
@@ -169,7 +194,7 @@ def test_quick_check_decides_identical_on_whole_table_signatures(test_run):
     assert test_run.node("drift_modified_blocks_only").failures == 2
 
 
-@pytest.mark.parametrize("name", ["added", "deleted", "modified", "duplicated"])
+@pytest.mark.parametrize("name", ["added", "deleted", "modified", "mixed", "duplicated"])
 def test_each_kind_of_drift_fails_with_counts(test_run, drift_project, name):
     expected = COPIES[name][1]
     status = test_run.status(f"drift_{name}")
@@ -220,6 +245,54 @@ def test_range_strategy_and_column_selection(test_run):
 def test_thresholds_go_through_warn_if_error_if(test_run):
     assert test_run.status("drift_threshold") == "warn"
     assert test_run.node("drift_threshold").failures == 2
+
+
+def test_limits_per_kind_fail_only_the_kinds_over_their_limit(test_run, drift_project):
+    """max_added / max_deleted / max_modified: a count or a share of the model's rows; unset is 0.
+    Only the rows of a kind over its limit fail, and the log says which kind and by how much."""
+    assert test_run.status("drift_within_limits") == "pass", test_run.describe()
+    assert test_run.status("drift_over_limits") == "fail", test_run.describe()
+    assert test_run.node("drift_over_limits").failures == 2  # the deleted and the modified row
+    stored = drift_project.spark.table(test_run.node("drift_over_limits").node.relation_name)
+    assert sorted(r["diff_type"] for r in stored.collect()) == ["deleted", "modified"]
+    lines = [m for m in test_run.messages if "over its limit" in m]
+    assert len(lines) == 1, lines
+    assert "deleted: 1 > max_deleted 0 (by 1)" in lines[0], lines[0]
+    assert "modified: 1 > max_modified 10.0% of 5 rows = 0.5 (by 0.5)" in lines[0], lines[0]
+    assert "added:" not in lines[0].split("(limits:")[0], lines[0]
+    assert any("every kind of change within its limit" in m for m in test_run.messages)
+    # The sides are named, so a test on a replica is not read backwards.
+    line = next(m for m in test_run.messages if "copy_mixed" in m and "DIFFER" in m)
+    assert "1 added (only in compare_to), 1 deleted (only in model)" in line, line
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [("'-5%'", "-5%"), ("-1", "-1"), ("'lots'", "lots"), ("'150%'", "150%")]
+)
+def test_bad_limits_fail_at_parse_time(drift_project, value, shown):
+    drift_project.write(
+        "models/bad_limit.yml",
+        f"""
+        version: 2
+        models:
+          - name: copy_same
+            data_tests:
+              - table_diff.no_drift:
+                  name: drift_bad_limit
+                  arguments:
+                    compare_to: ref('copy_mixed')
+                    primary_key: order_id
+                    max_modified: {value}
+        """,
+    )
+    try:
+        run = drift_project.run("parse")
+    finally:
+        drift_project.remove("models/bad_limit.yml")
+    run.assert_failure()
+    text = f"{run.log}\n{run.result.exception}"
+    assert f"table_diff.no_drift: invalid max_modified '{shown}'" in text, text[-3000:]
+    assert "a whole number of rows >= 0" in text and "'0.1%'" in text, text[-3000:]
 
 
 def test_row_count_and_schema_tests(test_run):

@@ -275,7 +275,8 @@ models:
         "table_diff.no_drift: invalid argument 'quick_chek'. Expected one of model, compare_to, "
         "primary_key, columns, exclude_columns, table_filter, strategy, block_count, block_size, "
         "normalize, max_diff_rows, check_duplicate_keys, quick_check, keys_only, model_as_of, "
-        "compare_to_as_of. Did you mean 'quick_check'?"
+        "compare_to_as_of, max_added, max_deleted, max_modified, max_duplicate_key_rows. "
+        "Did you mean 'quick_check'?"
     ) in text, text[-3000:]
 
 
@@ -432,7 +433,9 @@ models:
         fproject.remove("models/tc.yml")
     # id 0 (qty -1) is filtered out: 1 modified (id 3), 1 added (id 6); unfiltered: 2 modified.
     assert tests.status("tc_drift") == "fail", tests.describe()
-    assert "1 added, 0 deleted, 1 modified" in tests.log, tests.log[-3000:]
+    assert "1 added (only in compare_to), 0 deleted (only in model), 1 modified" in tests.log, (
+        tests.log[-3000:]
+    )
     (summary,) = fproject.spark.sql(
         f"select rows_source, rows_added, rows_modified, keys_only from "
         f"{fproject.relation('tc__summary')}"
