@@ -14,15 +14,18 @@
   as usual, one pass later. 'auto' skips the quick check when this model's last result says the
   sides differed, since drift tends to persist from run to run.
 -#}
-{% macro block_hashes(ranges, source, target) %}
+{% macro block_hashes(ranges, source, target, file_hashes=none) %}
   {% do table_diff._require_relation('block_hashes', 'ranges', ranges) %}
   {% do table_diff._require_relation('block_hashes', 'source', source) %}
   {% do table_diff._require_relation('block_hashes', 'target', target) %}
-  {{ return(adapter.dispatch('block_hashes', 'table_diff')(ranges, source, target)) }}
+  {% if file_hashes is not none %}
+    {% do table_diff._require_relation('block_hashes', 'file_hashes', file_hashes) %}
+  {% endif %}
+  {{ return(adapter.dispatch('block_hashes', 'table_diff')(ranges, source, target, file_hashes)) }}
 {% endmacro %}
 
 
-{% macro default__block_hashes(ranges, source, target) %}
+{% macro default__block_hashes(ranges, source, target, file_hashes=none) %}
   {% if execute %}
     {{ exceptions.raise_compiler_error("table_diff.block_hashes: not implemented for adapter '" ~ adapter.type()
         ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
@@ -30,13 +33,16 @@
 {% endmacro %}
 
 
-{% macro spark__block_hashes(ranges, source, target) %}
+{% macro spark__block_hashes(ranges, source, target, file_hashes=none) %}
   {% if not execute %}
     {{ return("select 'source' as side, 0 as leaf_id") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
   {% do table_diff._require_pair_side('block_hashes', 'source', source, spec) %}
   {% do table_diff._require_pair_side('block_hashes', 'target', target, spec) %}
+  {% if spec.get('track') or file_hashes is not none %}
+    {{ return(table_diff._tracked_block_hashes(spec, ranges, file_hashes)) }}
+  {% endif %}
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
   {% set quick = table_diff._use_quick_check(spec) %}
   {#- Stamped with the pair's run and the time this pass started (ADR 0011): the summary checks
@@ -117,3 +123,28 @@
     select drifted from td_gate where drifted
   )
 {%- endmacro %}
+
+
+{% macro _tracked_block_hashes(spec, ranges, file_hashes) %}
+  {#- A tracked pair's leaf signatures (ADR 0019): sums over the files of its changes track, which
+      this run's file_hashes brought up to date. No scan of either side. -#}
+  {% if file_hashes is none or not spec.get('track') %}
+    {{ table_diff._fail('block_hashes', 'file_hashes', file_hashes, "file_hashes exactly when the pair has track: true",
+        "Pass file_hashes=ref('<pair>__file_hashes') with track=true in the pair's key_ranges, or neither (table-diff scaffold pair ... --track writes both).") }}
+  {% endif %}
+  {% do table_diff._require_run('block_hashes', 'file_hashes', file_hashes, spec) %}
+  select
+    side,
+    leaf_id,
+    sum(n_rows) as n_rows,
+    sum(n_keys) as n_keys,
+    sum(n_null_key_rows) as n_null_key_rows,
+    sum(h1_hi) as h1_hi,
+    sum(h1_lo) as h1_lo,
+    sum(h2_hi) as h2_hi,
+    sum(h2_lo) as h2_lo,
+    {{ table_diff._sql_string(spec['run_id']) }} as run_id,
+    min(started_at) as started_at
+  from {{ file_hashes }}
+  group by side, leaf_id
+{% endmacro %}

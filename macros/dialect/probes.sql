@@ -57,3 +57,27 @@
   {% endif %}
   {{ return(none) }}
 {% endmacro %}
+
+
+{% macro file_identity(relation, format) %}
+  {{ return(adapter.dispatch('file_identity', 'table_diff')(relation, format)) }}
+{% endmacro %}
+
+
+{% macro default__file_identity(relation, format) %}
+  {#- No portable way to ask: a changes track re-hashes every side whole (and says why). -#}
+  {{ return(none) }}
+{% endmacro %}
+
+
+{% macro spark__file_identity(relation, format) %}
+  {#- What identifies the data file a row was read from, without reading data (ADR 0019):
+      {'path', 'size', 'modified': SQL expressions over `_metadata`; 'selectable': whether a filter
+      on the path makes Spark open only those files}. Parquet (and other plain file sources) prune
+      files by a `_metadata.file_path IN (...)` filter; Delta's file index does not (it reads every
+      file and filters the rows), so there the track saves the grouping, not the read. None without
+      `_metadata` (a view, Iceberg, a non-file source). -#}
+  {% if table_diff.file_modified_at(relation) is none %}{{ return(none) }}{% endif %}
+  {{ return({'path': '_metadata.file_path', 'size': '_metadata.file_size',
+             'modified': '_metadata.file_modification_time', 'selectable': format not in ['delta']}) }}
+{% endmacro %}

@@ -6,16 +6,16 @@
   changed_during_run), each side's format and the version every pass read (Delta, Iceberg).
   Refuses inputs of another run (ADR 0011).
 -#}
-{% macro diff_summary(ranges, block_hashes, block_split, row_diff) %}
+{% macro diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none) %}
   {% do table_diff._require_relation('diff_summary', 'ranges', ranges) %}
   {% do table_diff._require_relation('diff_summary', 'block_hashes', block_hashes) %}
   {% do table_diff._require_relation('diff_summary', 'block_split', block_split) %}
   {% do table_diff._require_relation('diff_summary', 'row_diff', row_diff) %}
-  {{ return(adapter.dispatch('diff_summary', 'table_diff')(ranges, block_hashes, block_split, row_diff)) }}
+  {{ return(adapter.dispatch('diff_summary', 'table_diff')(ranges, block_hashes, block_split, row_diff, file_hashes)) }}
 {% endmacro %}
 
 
-{% macro default__diff_summary(ranges, block_hashes, block_split, row_diff) %}
+{% macro default__diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none) %}
   {% if execute %}
     {{ exceptions.raise_compiler_error("table_diff.diff_summary: not implemented for adapter '" ~ adapter.type()
         ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
@@ -23,13 +23,14 @@
 {% endmacro %}
 
 
-{% macro spark__diff_summary(ranges, block_hashes, block_split, row_diff) %}
+{% macro spark__diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none) %}
   {% if not execute %}
     {{ return("select 0 as rows_source") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('diff_summary', ranges) %}
   {#- One run (ADR 0011): every input carries the run id the ranges model started. -#}
-  {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)] %}
+  {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)]
+        + ([('file_hashes', file_hashes)] if file_hashes is not none else []) %}
     {% do table_diff._require_run('diff_summary', arg, relation, spec) %}
   {% endfor %}
   {% set run = run_query("select (select count(*) from " ~ block_split ~ " where selected),"
@@ -80,6 +81,9 @@
     from {{ block_split }}
   ),
 
+  track as (
+    {{ table_diff._track_summary_sql(file_hashes) }}
+  ),
   diffs as (
     select
       count_if(diff_type = 'added') as rows_added,
@@ -129,6 +133,7 @@
     {{ table_diff._sql_string(pin['format']) if pin['format'] else 'cast(null as string)' }} as {{ side }}_format,
     {{ table_diff._sql_string(version) if version is not none else 'cast(null as string)' }} as {{ side }}_version,
     {%- endfor %}
+    track.*,
     current_timestamp() as generated_at
-  from layout cross join hashes cross join units cross join diffs
+  from layout cross join hashes cross join units cross join diffs cross join track
 {% endmacro %}

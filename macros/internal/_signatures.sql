@@ -33,11 +33,13 @@
 {% endmacro %}
 
 
-{% macro _side_blocks_ctes(spec, relations, ranges, plan, gate=none) %}
+{% macro _side_blocks_ctes(spec, relations, ranges, plan, gate=none, files=none) %}
   {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures)
       for each [side, relation] of `relations`: two for a pair, three for a merge (ADR 0014), all on
       one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`). `gate`: a CTE of at most one
-      row the rows are cross joined to (broadcast), so that no row is read when it is empty. -#}
+      row the rows are cross joined to (broadcast), so that no row is read when it is empty.
+      `files` (the changes track, ADR 0019): {side: {'path', 'size', 'modified': expressions, 'where':
+      a predicate on them or none}}: signatures per leaf and data file, of the files it selects. -#}
   {{ table_diff._bounds_ctes(spec, ranges, plan) }},
   {% for side, relation in relations %}
   {{ side }}_leafed as (
@@ -49,8 +51,15 @@
       {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
     from (
       select *, {{ table_diff._key_expr(spec, side) }} as __td_k
+      {%- if files %}
+        , {{ files[side]['path'] }} as __td_file, {{ files[side]['size'] }} as __td_file_size,
+        {{ files[side]['modified'] }} as __td_file_modified
+      {%- endif %}
       from {{ table_diff._side_from(spec, side, relation) }}
       {{ table_diff._where(spec) }}
+      {%- if files and files[side]['where'] %}
+      {{ 'and' if spec['table_filter'] else 'where' }} {{ files[side]['where'] }}
+      {%- endif %}
     ) as r
     {{ table_diff.leaf_join(plan, 'td_bounds', 'r.__td_k') }}
     {%- if gate %}
@@ -61,6 +70,9 @@
   {{ side }}_blocks as (
     select
       '{{ side }}' as side,
+      {%- if files %}
+      __td_file as file_path, __td_file_size as file_size, __td_file_modified as file_modified,
+      {%- endif %}
       cast(__td_leaf as int) as leaf_id,
       count(*) as n_rows,
       {#- Distinct keys cost a shuffle of every key: only when asked. Otherwise duplicates are
@@ -69,7 +81,7 @@
       count_if({{ table_diff._null_key_expr(spec) }}) as n_null_key_rows,
       {{ table_diff._hash_sums() }}
     from {{ side }}_leafed
-    group by __td_leaf
+    group by __td_leaf{{ ', __td_file, __td_file_size, __td_file_modified' if files }}
   ){{ ',' if not loop.last }}
   {% endfor %}
 {% endmacro %}

@@ -8,17 +8,19 @@
 {% macro key_ranges(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy=none, block_count=none, block_size=none, split_factor=none,
                     compare_unit_size=none, max_depth=none, max_diff_rows=none, normalize=none,
-                    check_duplicate_keys=none, quick_check=none, keys_only=none, source_as_of=none, target_as_of=none) %}
+                    check_duplicate_keys=none, quick_check=none, keys_only=none, source_as_of=none, target_as_of=none,
+                    track=none) %}
   {% do table_diff._check_kwargs('key_ranges', kwargs, ['source', 'target', 'primary_key', 'columns', 'exclude_columns',
       'table_filter', 'strategy', 'block_count', 'block_size', 'split_factor', 'compare_unit_size', 'max_depth',
-      'max_diff_rows', 'normalize', 'check_duplicate_keys', 'quick_check', 'keys_only', 'source_as_of', 'target_as_of']) %}
+      'max_diff_rows', 'normalize', 'check_duplicate_keys', 'quick_check', 'keys_only', 'source_as_of', 'target_as_of', 'track']) %}
   {% do table_diff._require_relation('key_ranges', 'source', source) %}
   {% do table_diff._require_relation('key_ranges', 'target', target) %}
   {% set opts = table_diff._check_options('key_ranges', primary_key, columns, exclude_columns, table_filter,
       strategy, block_count, block_size, split_factor, compare_unit_size, max_depth, max_diff_rows, normalize,
       check_duplicate_keys, keys_only) %}
   {% do opts.update({'quick_check': table_diff._quick_check_option('key_ranges', quick_check),
-      'source_as_of': source_as_of, 'target_as_of': target_as_of}) %}
+      'source_as_of': source_as_of, 'target_as_of': target_as_of,
+      'track': table_diff._track_option('key_ranges', track, opts, source_as_of, target_as_of)}) %}
   {{ return(adapter.dispatch('key_ranges', 'table_diff')(source, target, opts)) }}
 {% endmacro %}
 
@@ -42,7 +44,15 @@
           "Rename the key in a view over each side (select " ~ k['name'] ~ " as " ~ k['name'] ~ "_key, ...) and diff the views.") }}
     {% endif %}
   {% endfor %}
-  {% set plan = table_diff._plan_pair(spec, source, target) %}
+  {% do spec.update({'track': opts['track']}) %}
+  {% if spec['track'] %}
+    {#- A tracked pair keeps its leaf layout between runs (ADR 0019): stored signatures stay valid. -#}
+    {% set tracked = table_diff._track_layout(spec, source, target) %}
+    {% set plan = {'larger': none, 'larger_side': 'stored', 'layout': tracked['layout']} %}
+    {% do spec.update({'track_layout': {'id': tracked['layout_id'], 'replanned': tracked['replanned']}}) %}
+  {% else %}
+    {% set plan = table_diff._plan_pair(spec, source, target) %}
+  {% endif %}
   {% set larger, larger_side, layout = plan['larger'], plan['larger_side'], plan['layout'] %}
   {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": estimated "
       ~ layout['estimated_rows'] ~ " rows on the larger side (" ~ larger_side ~ "): " ~ layout['block_count']
@@ -54,7 +64,16 @@
   {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}
-  {% if spec['strategy'] == 'hash' %}
+  {% if spec['track'] %}
+    select
+      leaf_id,
+      leaf_id div {{ layout['leaves_per_block'] }} as block_id,
+      lower_bound,
+      lead(lower_bound) over (order by leaf_id) as upper_bound,
+      {{ spec_sql }} as spec,
+      {{ run_sql }} as run_id
+    from ({{ tracked['leaves_sql'] }}) as td_leaves
+  {% elif spec['strategy'] == 'hash' %}
     select
       leaf_id,
       leaf_id div {{ layout['leaves_per_block'] }} as block_id,

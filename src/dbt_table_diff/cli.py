@@ -81,6 +81,13 @@ def _add_scaffold(sub) -> None:
         "`dbt run-operation table_diff.apply_repair`",
     )
     pair.add_argument(
+        "--track",
+        action="store_true",
+        default=None,
+        help="keep per-file signatures between runs (NAME__file_hashes): later runs hash only "
+        "the data files that changed since the last one",
+    )
+    pair.add_argument(
         "--quick-check",
         choices=["auto", "true", "false"],
         help="whole-table signature before the per-block pass: auto (default: unless the last "
@@ -136,6 +143,7 @@ def _scaffold_pair(args) -> int:
         source_as_of=args.source_as_of,
         target_as_of=args.target_as_of,
         repair=args.repair,
+        track=args.track,
         quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
     )

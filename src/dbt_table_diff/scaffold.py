@@ -54,6 +54,8 @@ class PairOptions:
     target_as_of: int | str | None = None
     # Also write NAME__repair (the actions that make one side equal the other): the direction.
     repair: str | None = None
+    # Changes track (ADR 0019): NAME__file_hashes keeps per-file signatures between runs.
+    track: bool | None = None
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -174,6 +176,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         "keys_only": opts.keys_only,
         "source_as_of": opts.source_as_of,
         "target_as_of": opts.target_as_of,
+        "track": opts.track,
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
@@ -190,7 +193,9 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         f"{n}__block_hashes.sql": header
         + "{{ table_diff.block_hashes(\n"
         + f"    ranges=ref('{n}__ranges'),\n"
-        + f"    source={opts.source},\n    target={opts.target}\n) }}}}\n",
+        + f"    source={opts.source},\n    target={opts.target}"
+        + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
+        + "\n) }}\n",
         f"{n}__block_split.py": (
             f'"""table_diff pair \'{n}\': recursive split of mismatched blocks '
             '(written by `table-diff scaffold pair`)."""\n\n\n'
@@ -208,9 +213,19 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         f"{n}__summary.sql": header
         + "{{ table_diff.diff_summary(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_hashes=ref('{n}__block_hashes'),\n"
-        + f"    block_split=ref('{n}__block_split'),\n    row_diff=ref('{n}__row_diff')\n) }}}}\n",
+        + f"    block_split=ref('{n}__block_split'),\n    row_diff=ref('{n}__row_diff')"
+        + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
+        + "\n) }}\n",
         f"_{n}__models.yml": properties_yml(opts),
     }
+    if opts.track:
+        files[f"{n}__file_hashes.sql"] = (
+            header
+            + "-- The pair's changes track: per-file signatures kept between runs (ADR 0019).\n"
+            + "{{ table_diff.file_hashes(\n"
+            + f"    ranges=ref('{n}__ranges'),\n"
+            + f"    source={opts.source},\n    target={opts.target}\n) }}}}\n"
+        )
     if opts.repair:
         files[f"{n}__repair.sql"] = (
             header

@@ -15,7 +15,45 @@ if TYPE_CHECKING:
 
 def properties_yml(opts: PairOptions) -> str:
     """``_NAME__models.yml`` of a pair (with its repair model when scaffolded)."""
-    return _properties_yml(opts) + (_repair_yml(opts) if opts.repair else "")
+    return (
+        _properties_yml(opts)
+        + (_track_yml(opts) if opts.track else "")
+        + (_repair_yml(opts) if opts.repair else "")
+    )
+
+
+def _track_yml(opts: PairOptions) -> str:
+    n = opts.name
+    columns = _column_entries(
+        [
+            ("side", "'source' or 'target'."),
+            ("file_path", "The data file (NULL for a side with no file identity, hashed whole)."),
+            ("file_size", "Its size in bytes when hashed."),
+            ("file_modified", "Its modification time when hashed."),
+            ("file_rows", "Its live rows after table_filter (Delta deletion vectors applied)."),
+            ("leaf_id", "Leaf of the pair's ranges."),
+            ("n_rows", "Rows of the file in the leaf."),
+            ("n_keys", "Same as n_rows (distinct keys do not add up over files)."),
+            ("n_null_key_rows", "Rows of the file in the leaf with a NULL key component."),
+            ("h1_hi", "Sum of the high 32 bits of the rows' first hash."),
+            ("h1_lo", "Sum of the low 32 bits of the rows' first hash."),
+            ("h2_hi", "Sum of the high 32 bits of the rows' second hash."),
+            ("h2_lo", "Sum of the low 32 bits of the rows' second hash."),
+            ("rehashed", "True when this run read the file; false when the row was reused."),
+            ("hashed_whole_because", "Why this run hashed the side whole (NULL: changes only)."),
+            ("state_rows", "Rows of this table when written (a shorter table is incomplete)."),
+            ("layout_id", "The leaf layout the signatures belong to."),
+            ("run_id", "The run of the pair."),
+            ("started_at", "When this run's hashing started."),
+        ]
+    )
+    return f"""  - name: {n}__file_hashes
+    description: >
+      Changes track of pair {n}: per side, data file and leaf, the file's share of the leaf's
+      signature. Kept between runs; a run hashes only files that are new or changed (path, size,
+      modification time, live rows) and reuses the rest, so {n}__block_hashes is a sum over it.
+    columns:
+{columns}"""
 
 
 def _repair_yml(opts: PairOptions) -> str:
@@ -71,6 +109,19 @@ SUMMARY_COLUMNS = (
     ("source_version", "Version of the source every pass read (NULL without versions)."),
     ("target_format", "Table format of the target."),
     ("target_version", "Version of the target every pass read."),
+    *(
+        (f"track_{what}_{side}", f"Changes track: {text} {side} (NULL without a track).")
+        for side in ("source", "target")
+        for what, text in (
+            ("hashed_whole", "why this run hashed the whole"),
+            ("files_hashed", "data files this run read of the"),
+            ("files_reused", "data files whose stored signatures were reused, of the"),
+            ("bytes_hashed", "bytes of the files read, of the"),
+            ("bytes_reused", "bytes of the files not read, of the"),
+        )
+    ),
+    ("track_leaves_recomputed", "Changes track: leaves (per side) with a new contribution."),
+    ("track_leaves_reused", "Changes track: leaves (per side) entirely from stored signatures."),
     ("generated_at", "When the summary was built."),
 )
 

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_diff, canonical_key
+from plans import rows_scanned
 from strategies import (
     RANGE_KEY_TYPES,
     TablePair,
@@ -374,45 +375,6 @@ def _compiled(project, model: str) -> str:
     return next((project.root / "target" / "compiled").rglob(f"{model}.sql")).read_text()
 
 
-def _rows_scanned(spark, compiled_sql: str, tables: tuple[str, ...]) -> int:
-    """Run a compiled model query; the rows Spark's file scans of ``tables`` produced, from the
-    scan nodes' own metrics over the executed adaptive plan (query stages, reused exchanges and
-    subqueries followed; each scan node counted once)."""
-    df = spark.sql(compiled_sql)
-    df.collect()
-    seen: set[int] = set()
-    total = 0
-
-    def seq(scala_seq):
-        return [scala_seq.apply(i) for i in range(scala_seq.size())]
-
-    def visit(node) -> None:
-        nonlocal total
-        identity = spark._jvm.System.identityHashCode(node)  # stage ids repeat per subquery
-        if identity in seen:
-            return
-        seen.add(identity)
-        name = node.getClass().getSimpleName()
-        if name == "AdaptiveSparkPlanExec":
-            assert node.isFinalPlan(), name
-            visit(node.executedPlan())
-            return
-        if name.endswith("QueryStageExec"):
-            visit(node.plan())
-            return
-        if name == "FileSourceScanExec" and any(
-            node.tableIdentifier().get().unquotedString().endswith(t) for t in tables
-        ):
-            total += node.metrics().get("numOutputRows").get().value()
-        for child in seq(node.children()) + seq(node.subqueries()):
-            visit(child)
-        if name in ("ReusedExchangeExec", "ReusedSubqueryExec"):
-            visit(node.child())
-
-    visit(df._jdf.queryExecution().executedPlan())
-    return total
-
-
 def test_quick_check_reads_each_table_once_when_identical(diff_project):
     """The pair's quick check (ADR 0009): identical sides leave one whole-table row per side and
     Spark never runs the leaf pass (the final plan scans each table once, not twice); a change is
@@ -442,7 +404,7 @@ def test_quick_check_reads_each_table_once_when_identical(diff_project):
     assert summary["is_identical"] and summary["leaves_total"] >= 4
     assert (summary["rows_source"], summary["rows_target"]) == (2000, 2000)
     assert spark.table(diff_project.relation("qc__block_split")).count() == 0
-    identical_scans = _rows_scanned(spark, compiled, scanned)  # checked last (below)
+    identical_scans = rows_scanned(spark, compiled, scanned)  # checked last (below)
 
     spark.sql(f"drop table `{schema}`.qc_target")
     spark.sql(
@@ -453,7 +415,7 @@ def test_quick_check_reads_each_table_once_when_identical(diff_project):
     assert "td_whole" in compiled
     assert all(h["leaf_id"] is not None for h in hashes) and len(hashes) >= 8
     assert not summary["is_identical"] and summary["rows_modified"] == 1
-    drifted_scans = _rows_scanned(spark, compiled, scanned)  # whole-table pass, leaf pass
+    drifted_scans = rows_scanned(spark, compiled, scanned)  # whole-table pass, leaf pass
     diff = spark.table(diff_project.relation("qc__row_diff")).collect()
     assert [(r["id"], r["diff_type"]) for r in diff] == [(1234, "modified")]
 
@@ -554,10 +516,10 @@ def test_sparse_fetch_skips_row_groups_of_key_ordered_tables(diff_project, shape
     compiled, diff = build({"table_diff_dense_leaf_share": 2.0})
     assert diff == [(7901, "deleted", ()), (7990, "modified", ("v",)), (8000, "added", ())]
     assert literal in compiled, compiled  # the key ranges, as literals of the column's type
-    pruned = _rows_scanned(spark, compiled, scanned)
+    pruned = rows_scanned(spark, compiled, scanned)
     compiled, same = build({"table_diff_dense_leaf_share": 2.0, "table_diff_key_range_limit": 0})
     assert same == diff and literal not in compiled
-    assert _rows_scanned(spark, compiled, scanned) == 8000 + 8000  # every row of both sides
+    assert rows_scanned(spark, compiled, scanned) == 8000 + 8000  # every row of both sides
     assert 0 < pruned <= 2 * 8000 // 4, pruned  # the last file or two (partitions) of each side
 
 

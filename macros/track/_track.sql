@@ -1,0 +1,224 @@
+{#- The changes track's state (ADR 0019): a leaf layout that stays put between runs, and the
+    previous run's per-file signatures, checked before anything is reused. -#}
+
+{% macro _track_building() %}
+  {#- The track writes its layout and moves its state only when models are built, never for
+      `dbt compile`, `docs generate` or `show`. -#}
+  {{ return(execute and flags.WHICH in ['run', 'build', 'retry']) }}
+{% endmacro %}
+
+
+{% macro _track_options_id(spec) %}
+  {#- Every option that changes which leaf a row falls in, or its fingerprint: when one changes, no
+      stored signature can be reused. -#}
+  {% set stable = {} %}
+  {% for k in ['source', 'target', 'key', 'columns', 'table_filter', 'strategy', 'block_count', 'block_size',
+               'split_factor', 'compare_unit_size', 'max_depth', 'keys_only', 'hash_spec_version'] %}
+    {% do stable.update({k: spec.get(k)}) %}
+  {% endfor %}
+  {{ return(local_md5(tojson(stable, sort_keys=true))) }}
+{% endmacro %}
+
+
+{% macro _sibling(relation, suffix) %}
+  {{ return(relation.incorporate(path={'identifier': relation.identifier ~ suffix}, type='table')) }}
+{% endmacro %}
+
+
+{% macro _existing(relation) %}
+  {{ return(adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier)) }}
+{% endmacro %}
+
+
+{% macro _track_layout(spec, source, target) %}
+  {#-
+    The leaf layout of a tracked pair, kept in `<ranges>__layout` (leaf_id, lower_bound, and the
+    options and layout ids): planned and sampled on the first run, then reused as long as the
+    options that shape it stay the same, so that a file's stored signature stays valid. Re-planned
+    (and the whole track re-hashed) on `--full-refresh`, on a change of options, or when the stored
+    layout is incomplete. Returns {'leaves_sql', 'layout', 'layout_id', 'replanned': reason or none}.
+  -#}
+  {% set rel = table_diff._sibling(this, '__layout') %}
+  {% set options_id = table_diff._track_options_id(spec) %}
+  {% set existing = table_diff._existing(rel) %}
+  {% set ns = namespace(reason=none) %}
+  {% if flags.FULL_REFRESH %}
+    {% set ns.reason = 'full refresh (--full-refresh)' %}
+  {% elif existing is none %}
+    {% set ns.reason = 'first run' %}
+  {% else %}
+    {% set row = run_query("select max(options_id), max(layout_id), max(layout), count(*), max(n_leaves), count(distinct layout_id) from " ~ existing).rows[0] %}
+    {% if row[3] == 0 or row[0] != options_id %}
+      {% set ns.reason = 'options changed (key, columns, normalize, table_filter or layout options)' %}
+    {% elif (row[3] | int) != (row[4] | int) or (row[5] | int) != 1 %}
+      {% set ns.reason = 'the stored layout is incomplete (a run was stopped while writing it)' %}
+    {% else %}
+      {{ return({'leaves_sql': 'select leaf_id, lower_bound from ' ~ existing, 'layout': fromjson(row[2]),
+                 'layout_id': row[1], 'replanned': none}) }}
+    {% endif %}
+  {% endif %}
+  {% set plan = table_diff._plan_pair(spec, source, target) %}
+  {% set layout = plan['layout'] %}
+  {% set layout_id = options_id ~ ':' ~ invocation_id %}
+  {% if spec['strategy'] == 'hash' %}
+    {% set leaves = "select leaf_id, cast(null as " ~ table_diff._key_type(spec) ~ ") as lower_bound from (select explode(sequence(0, "
+        ~ (layout['leaf_count'] - 1) ~ ")) as leaf_id) as leaves" %}
+  {% else %}
+    {% set leaves = table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) %}
+  {% endif %}
+  {% if not table_diff._track_building() %}
+    {{ return({'leaves_sql': leaves, 'layout': layout, 'layout_id': layout_id, 'replanned': ns.reason}) }}
+  {% endif %}
+  {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": changes track: new leaf layout ("
+      ~ ns.reason ~ "); every file of both sides is hashed once more.", info=true) %}
+  {% if existing is not none %}{% do adapter.drop_relation(existing) %}{% endif %}
+  {% do run_query(create_table_as(false, rel,
+      "select leaf_id, lower_bound, " ~ table_diff._sql_string(options_id) ~ " as options_id, "
+      ~ table_diff._sql_string(layout_id) ~ " as layout_id, " ~ table_diff._sql_string(tojson(layout))
+      ~ " as layout, count(*) over () as n_leaves from (" ~ leaves ~ ") as l")) %}
+  {{ return({'leaves_sql': 'select leaf_id, lower_bound from ' ~ rel, 'layout': layout, 'layout_id': layout_id,
+             'replanned': ns.reason}) }}
+{% endmacro %}
+
+
+{% macro _track_previous(spec) %}
+  {#-
+    The previous run's file signatures, or why there are none to reuse: {'relation': the table to
+    read them from or none, 'reason': none or why every file is hashed again}. When building, this
+    model's table is first renamed `<this>__prev` (metadata only), so the new state can be written
+    under the model's name while the old one is read; a run stopped after the rename leaves the old
+    state there, and the next run reads it. A state is trusted only when whole (its row count equals
+    the count it recorded, one run wrote it) and on the current layout.
+  -#}
+  {% set prev = table_diff._sibling(this, '__prev') %}
+  {% set current, old = table_diff._existing(this), table_diff._existing(prev) %}
+  {% set ns = namespace(rel=current or old) %}
+  {% if table_diff._track_building() and current is not none %}
+    {% if old is not none %}{% do adapter.drop_relation(old) %}{% endif %}
+    {% do adapter.rename_relation(current, prev) %}
+    {% set ns.rel = prev %}
+  {% endif %}
+  {% set replanned = spec['track_layout']['replanned'] %}
+  {% if replanned %}{{ return({'relation': none, 'reason': 'new leaf layout: ' ~ replanned}) }}{% endif %}
+  {% if ns.rel is none %}{{ return({'relation': none, 'reason': 'first run'}) }}{% endif %}
+  {% set row = run_query("select count(*), max(state_rows), count(distinct run_id), max(layout_id) from " ~ ns.rel).rows[0] %}
+  {% if (row[0] | int) == 0 or (row[0] | int) != (row[1] | int) or (row[2] | int) != 1 %}
+    {{ return({'relation': none, 'reason': 'the stored signatures are incomplete (a run was stopped while writing them)'}) }}
+  {% endif %}
+  {% if row[3] != spec['track_layout']['id'] %}
+    {{ return({'relation': none, 'reason': 'the stored signatures belong to another leaf layout'}) }}
+  {% endif %}
+  {{ return({'relation': ns.rel, 'reason': none}) }}
+{% endmacro %}
+
+
+{% macro _track_changes(spec, sides, previous, max_files) %}
+  {#-
+    Which files to hash and which stored signatures to drop, per side of `sides` ({side: {relation,
+    identity}}), from one listing query: each file's path, size, modification time and live row count
+    after table_filter (a Delta deletion vector lowers the count of a file it touches, so a delete
+    that rewrites no file is still seen). Reads no column of the data. Returns {side: {'hash': [paths],
+    'drop': [paths], 'files': n, 'reason': none or why the whole side is hashed}}.
+  -#}
+  {% set parts = [] %}
+  {% for side, s in sides.items() %}
+    {% set i = s['identity'] %}
+    {% do parts.append("select '" ~ side ~ "' as side, " ~ i['path'] ~ " as file_path, " ~ i['size'] ~ " as file_size, "
+        ~ i['modified'] ~ " as file_modified, count(*) as file_rows from " ~ table_diff._side_from(spec, side, s['relation'])
+        ~ " " ~ table_diff._where(spec) ~ " group by 1, 2, 3, 4") %}
+  {% endfor %}
+  {% set same = "l.side = p.side and l.file_path = p.file_path and l.file_size <=> p.file_size and l.file_modified <=> p.file_modified and l.file_rows = p.file_rows" %}
+  {% set sql %}
+    with listing as ({{ parts | join(' union all ') }}),
+    stored as (select distinct side, file_path, file_size, file_modified, file_rows from {{ previous }}),
+    td_counts as (select side, count(*) as n from listing group by side)
+    select 'hash' as kind, l.side, l.file_path from listing as l left anti join stored as p on {{ same }}
+    union all
+    select 'drop' as kind, p.side, p.file_path from stored as p left anti join listing as l on {{ same }}
+    union all
+    select 'files' as kind, side, cast(n as string) from td_counts
+  {% endset %}
+  {% set out = {} %}
+  {% for side in sides %}{% do out.update({side: {'hash': [], 'drop': [], 'files': 0, 'reason': none}}) %}{% endfor %}
+  {% for row in run_query(sql).rows %}
+    {% if row[0] == 'files' %}
+      {% do out[row[1]].update({'files': row[2] | int}) %}
+    {% else %}
+      {% do out[row[1]][row[0]].append(row[2]) %}
+    {% endif %}
+  {% endfor %}
+  {% for side, o in out.items() %}
+    {% if (o['hash'] | length) + (o['drop'] | length) > max_files %}
+      {% do o.update({'reason': (o['hash'] | length) ~ ' files changed (more than table_diff_track_max_files = ' ~ max_files ~ ')'}) %}
+    {% endif %}
+  {% endfor %}
+  {{ return(out) }}
+{% endmacro %}
+
+
+{% macro _in_list(expr, values) %}
+  {#- `expr in ('a', 'b')`, or false for no values. -#}
+  {% if values | length == 0 %}{{ return('false') }}{% endif %}
+  {% set quoted = [] %}
+  {% for v in values %}{% do quoted.append(table_diff._sql_string(v)) %}{% endfor %}
+  {{ return(expr ~ ' in (' ~ quoted | join(', ') ~ ')') }}
+{% endmacro %}
+
+
+{% macro _track_option(macro_name, track, opts, source_as_of, target_as_of) %}
+  {#- A pair's `track`: true or false (the default, also for none), and what it cannot be combined
+      with: distinct-key counts do not add up over files, and a fixed version never changes. -#}
+  {% if track is none %}{{ return(false) }}{% endif %}
+  {% if track is not boolean %}
+    {{ table_diff._fail(macro_name, 'track', track, "true or false",
+        "track=true keeps per-file signatures between runs and re-hashes only the files that changed.") }}
+  {% endif %}
+  {% if track and opts.get('check_duplicate_keys') %}
+    {{ table_diff._fail(macro_name, 'track', track, "track without check_duplicate_keys",
+        "Distinct keys per leaf do not add up over files. Remove check_duplicate_keys (the row diff still finds duplicate keys in every block that differs), or track=false.") }}
+  {% endif %}
+  {% if track and (source_as_of is not none or target_as_of is not none) %}
+    {{ table_diff._fail(macro_name, 'track', track, "track without source_as_of / target_as_of",
+        "A side read at a fixed version never changes, so there is nothing to track: remove the as_of options, or track=false.") }}
+  {% endif %}
+  {{ return(track) }}
+{% endmacro %}
+
+
+{% macro _track_summary_sql(file_hashes) %}
+  {#- One row: what the changes track reused and hashed this run (all NULL for a pair without one).
+      Per side: why it was hashed whole (NULL when only changed files were), files and bytes hashed
+      and reused; over both sides: leaves whose signature took a new contribution, and the rest. -#}
+  {% set sides = ['source', 'target'] %}
+  {% if file_hashes is none %}
+    select
+      {%- for side in sides %}
+      cast(null as string) as track_hashed_whole_{{ side }},
+      {%- for what in ['files_hashed', 'files_reused', 'bytes_hashed', 'bytes_reused'] %}
+      cast(null as bigint) as track_{{ what }}_{{ side }},
+      {%- endfor %}
+      {%- endfor %}
+      cast(null as bigint) as track_leaves_recomputed,
+      cast(null as bigint) as track_leaves_reused
+  {% else %}
+    select
+      {%- for side in sides %}
+      max(if(f.side = '{{ side }}', f.why, null)) as track_hashed_whole_{{ side }},
+      count_if(f.side = '{{ side }}' and f.rehashed and f.file_path is not null) as track_files_hashed_{{ side }},
+      count_if(f.side = '{{ side }}' and not f.rehashed) as track_files_reused_{{ side }},
+      coalesce(sum(if(f.side = '{{ side }}' and f.rehashed, f.file_size, 0)), 0) as track_bytes_hashed_{{ side }},
+      coalesce(sum(if(f.side = '{{ side }}' and not f.rehashed, f.file_size, 0)), 0) as track_bytes_reused_{{ side }},
+      {%- endfor %}
+      max(l.recomputed) as track_leaves_recomputed,
+      max(l.reused) as track_leaves_reused
+    from (
+      select side, file_path, max(file_size) as file_size, bool_or(rehashed) as rehashed, max(hashed_whole_because) as why
+      from {{ file_hashes }}
+      group by side, file_path
+    ) as f
+    cross join (
+      select count_if(rehashed) as recomputed, count_if(not rehashed) as reused
+      from (select side, leaf_id, bool_or(rehashed) as rehashed from {{ file_hashes }} group by side, leaf_id) as x
+    ) as l
+  {% endif %}
+{% endmacro %}

@@ -1,0 +1,111 @@
+{#-
+  table_diff.file_hashes: the changes track of a pair (`track: true`, ADR 0019). Per side, data
+  file and leaf: the file's identity (path, size, modification time, live rows after table_filter)
+  and its contribution to the leaf's signature. Signatures are sums over rows, so a leaf's signature
+  is the sum over the files present now: a file whose identity is unchanged since the last run
+  keeps its stored contribution and is not read; a new or changed file is hashed; a file that is
+  gone drops out. The pair's block_hashes is then a sum over this table, with no scan.
+
+  Exact first: a side is hashed whole, and the summary says why, on the first run, on a new leaf
+  layout (options changed, `--full-refresh`), when the stored state is incomplete (a stopped run)
+  or belongs to another layout, when the side exposes no file identity (a view, Iceberg, a non-file
+  source), or when more files changed than `table_diff_track_max_files`.
+-#}
+{% macro file_hashes(ranges, source, target) %}
+  {% do table_diff._require_relation('file_hashes', 'ranges', ranges) %}
+  {% do table_diff._require_relation('file_hashes', 'source', source) %}
+  {% do table_diff._require_relation('file_hashes', 'target', target) %}
+  {{ return(adapter.dispatch('file_hashes', 'table_diff')(ranges, source, target)) }}
+{% endmacro %}
+
+
+{% macro default__file_hashes(ranges, source, target) %}
+  {{ return(table_diff._not_implemented('file_hashes')) }}
+{% endmacro %}
+
+
+{% macro spark__file_hashes(ranges, source, target) %}
+  {% if not execute %}
+    {{ return("select 'source' as side, cast(null as string) as file_path, 0 as leaf_id") }}
+  {% endif %}
+  {% set spec = table_diff._spec_from_ranges('file_hashes', ranges) %}
+  {% if not spec.get('track') %}
+    {{ table_diff._fail('file_hashes', 'ranges', ranges, "the ranges model of a pair with track: true",
+        "Add track=true to the pair's key_ranges call (table-diff scaffold pair ... --track), or remove this model.") }}
+  {% endif %}
+  {% do table_diff._require_pair_side('file_hashes', 'source', source, spec) %}
+  {% do table_diff._require_pair_side('file_hashes', 'target', target, spec) %}
+  {% set started_at = table_diff._run_started_at() %}
+  {% set previous = table_diff._track_previous(spec) %}
+  {% set relations = {'source': source, 'target': target} %}
+  {% set max_files = var('table_diff_track_max_files', 1000) | int %}
+
+  {#- Per side: its file identity, and either the files to hash and the stored rows to drop, or
+      the reason it is hashed whole. -#}
+  {% set sides, plans = {}, {} %}
+  {% for side in ['source', 'target'] %}
+    {% set identity = table_diff.file_identity(relations[side], spec['pins'][side]['format']) %}
+    {% do plans.update({side: {'identity': identity, 'reason': previous['reason'], 'hash': none, 'drop': [], 'files': none}}) %}
+    {% if identity is none %}
+      {% do plans[side].update({'reason': 'no file identity (a view, an Iceberg table or another non-file source): hashed whole every run'}) %}
+    {% elif previous['relation'] is not none %}
+      {% do sides.update({side: {'relation': relations[side], 'identity': identity}}) %}
+    {% endif %}
+  {% endfor %}
+  {% if sides %}
+    {% set changes = table_diff._track_changes(spec, sides, previous['relation'], max_files) %}
+    {% for side, c in changes.items() %}
+      {% if c['reason'] %}
+        {% do plans[side].update({'reason': c['reason']}) %}
+      {% else %}
+        {% do plans[side].update({'hash': c['hash'], 'drop': c['drop'], 'files': c['files']}) %}
+      {% endif %}
+    {% endfor %}
+  {% endif %}
+
+  {% set files, keep = {}, [] %}
+  {% for side in ['source', 'target'] %}
+    {% set p = plans[side] %}
+    {% set i = p['identity'] or {'path': 'cast(null as string)', 'size': 'cast(null as bigint)', 'modified': 'cast(null as timestamp)', 'selectable': false} %}
+    {% set where = none if p['hash'] is none else table_diff._in_list(i['path'], p['hash']) %}
+    {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'], 'where': where}}) %}
+    {% if p['hash'] is not none %}
+      {% do keep.append("(side = '" ~ side ~ "' and not " ~ table_diff._in_list('file_path', p['drop']) ~ ")") %}
+    {% endif %}
+    {% do log("table_diff.file_hashes: " ~ spec[side] ~ ": "
+        ~ (("hashed whole (" ~ p['reason'] ~ ")") if p['hash'] is none else
+           (p['hash'] | length ~ " of " ~ p['files'] ~ " files to hash, " ~ (p['drop'] | length) ~ " stored signatures dropped"
+            ~ ("" if i['selectable'] or p['hash'] | length == 0 else " (a Delta table: Spark reads every file to find these rows)")))
+        ~ ".", info=true) %}
+  {% endfor %}
+
+  {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
+  {% set cols = 'file_path, file_size, file_modified, leaf_id, n_rows, n_keys, n_null_key_rows, h1_hi, h1_lo, h2_hi, h2_lo' %}
+  select
+    u.side, u.file_path, u.file_size, u.file_modified,
+    sum(u.n_rows) over (partition by u.side, u.file_path) as file_rows,
+    u.leaf_id, u.n_rows, u.n_keys, u.n_null_key_rows, u.h1_hi, u.h1_lo, u.h2_hi, u.h2_lo,
+    u.rehashed,
+    case u.side
+      {%- for side in ['source', 'target'] %}
+      when '{{ side }}' then {{ table_diff._sql_string(plans[side]['reason']) if plans[side]['hash'] is none else 'cast(null as string)' }}
+      {%- endfor %}
+    end as hashed_whole_because,
+    count(*) over () as state_rows,
+    {{ table_diff._sql_string(spec['track_layout']['id']) }} as layout_id,
+    {{ table_diff._sql_string(spec['run_id']) }} as run_id,
+    timestamp {{ table_diff._sql_string(started_at) }} as started_at
+  from (
+    with
+    {{ table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges,
+        table_diff._leaf_plan(spec, ranges, leaf_count), files=files) }}
+    select side, {{ cols }}, true as rehashed from source_blocks
+    union all
+    select side, {{ cols }}, true as rehashed from target_blocks
+    {%- if keep %}
+    union all
+    select side, {{ cols }}, false as rehashed from {{ previous['relation'] }}
+    where {{ keep | join(' or ') }}
+    {%- endif %}
+  ) as u
+{% endmacro %}

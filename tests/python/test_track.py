@@ -1,0 +1,267 @@
+"""The changes track (issue 20, ADR 0019): a tracked pair hashes only the data files that changed
+since its last run and reuses the stored signatures of the rest, and its answers equal those of
+the same pair without a track (the full computation) after every kind of change: rows appended,
+a file deleted, a file rewritten in place under the same name, Delta deletes that rewrite no file
+(deletion vectors) and updates; a side it cannot track (Iceberg) is hashed whole and says so;
+new options, --full-refresh and an incomplete stored state re-hash everything."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from plans import rows_scanned
+
+from dbt_table_diff.scaffold import PairOptions, write_pair
+
+ROWS = 2000
+# Hostile rows: NULLs in every column, NULL keys, a duplicate key, NaN and -0.0, decimals,
+# timestamps, unicode; REPARTITION spreads them over 4 files per side.
+BODY = f"""
+    select /*+ REPARTITION(4) */ * from (
+      select
+        id,
+        if(id % 11 = 0, null, concat('v', id, 'ü')) as s,
+        case when id % 13 = 0 then null when id % 17 = 0 then double('NaN')
+             when id % 19 = 0 then -0.0d else id * 0.5d end as d,
+        if(id % 23 = 0, null, cast(id * 1.25 as decimal(12, 2))) as amount,
+        timestamp'2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, id) as ts
+      from range({ROWS})
+      union all select null, 'null key', 1.0d, 1.00, null
+      union all select null, 'null key', 2.0d, 2.00, null
+      union all select 7, 'dup', 3.0d, 3.00, null
+    )
+"""
+TRACKED_COLUMNS = ("side", "file_path", "rehashed", "hashed_whole_because")
+
+
+@pytest.fixture(scope="module")
+def track_project(dbt_project_factory):
+    project = dbt_project_factory("track", packages=True)
+    project.spark.sql(f"create schema if not exists `{project.schema}`")
+    return project
+
+
+def _pairs(name: str, source: str, target: str, **options) -> list[PairOptions]:
+    """The tracked pair NAME and its untracked twin NAME_full on the same sides."""
+    common = dict(
+        source=f"source('gen', '{source}')",
+        target=f"source('gen', '{target}')",
+        primary_key=("id",),
+        block_count=4,
+        compare_unit_size=100,
+        **options,
+    )
+    return [PairOptions(name=name, track=True, **common), PairOptions(name=f"{name}_full", **common)]
+
+
+def _build(project, pairs: list[PairOptions], tables: list[str], *extra: str) -> None:
+    """Scaffold ``pairs`` (replacing earlier ones) over source ``gen`` (``tables``) and source
+    ``ice`` (the Iceberg table ti_target) and build them in one dbt run."""
+    pairs_dir = project.root / "models" / "pairs"
+    shutil.rmtree(pairs_dir, ignore_errors=True)
+    for opts in pairs:
+        write_pair(opts, pairs_dir)
+    (pairs_dir / "_gen__sources.yml").write_text(
+        f"version: 2\nsources:\n  - name: gen\n    schema: {project.schema}\n    tables:\n"
+        + "".join(f"      - name: {t}\n" for t in tables)
+        + f"  - name: ice\n    schema: iceberg.{project.schema}\n    tables:\n      - name: ti_target\n"
+    )
+    project.run("build", "--select", "pairs", *extra).assert_success()
+
+
+def _canon(value):
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _diff(project, name: str) -> list[tuple]:
+    rows = project.spark.table(project.relation(f"{name}__row_diff")).drop("run_id").collect()
+    return sorted((tuple(_canon(v) for v in r) for r in rows), key=repr)
+
+
+COUNTS = ("rows_source", "rows_target", "rows_added", "rows_deleted", "rows_modified",
+          "duplicate_key_rows", "null_key_rows_source", "null_key_rows_target", "is_identical")
+
+
+def _same_answers(project, name: str):
+    """The tracked pair's row diff and counts equal its untracked twin's; its summary row."""
+    tracked = project.spark.table(project.relation(f"{name}__summary")).first()
+    full = project.spark.table(project.relation(f"{name}_full__summary")).first()
+    assert [tracked[c] for c in COUNTS] == [full[c] for c in COUNTS]
+    assert _diff(project, name) == _diff(project, f"{name}_full")
+    assert tracked["status"] == "complete"
+    return tracked
+
+
+def _compiled(project, model: str) -> str:
+    return next((project.root / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+
+
+def _data_files(project, table: str) -> list[Path]:
+    location = project.spark.sql(f"describe detail {project.relation(table)}").first()
+    if location is not None and "location" in location.asDict():
+        root = Path(location["location"].removeprefix("file:"))
+    else:
+        root = Path(project.spark.sql(f"select _metadata.file_path from {project.relation(table)} limit 1")
+                    .first()[0].removeprefix("file:")).parent
+    return sorted(p for p in root.glob("*.parquet"))
+
+
+def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_project):
+    p, spark, schema = track_project, track_project.spark, track_project.schema
+    for side in ("tp_source", "tp_target"):
+        spark.sql(f"drop table if exists `{schema}`.{side}")
+        spark.sql(f"create table `{schema}`.{side} using parquet as {BODY}")
+    tables = ["tp_source", "tp_target"]
+    pairs = _pairs("tp", "tp_source", "tp_target")
+    scanned = (f"{schema}.tp_source", f"{schema}.tp_target")
+
+    # 1. First run: a full snapshot of both sides, and says so.
+    _build(p, pairs, tables)
+    s = _same_answers(p, "tp")
+    assert s["track_hashed_whole_source"] == s["track_hashed_whole_target"] == "new leaf layout: first run"
+    assert s["track_files_hashed_source"] == 4 and s["track_files_reused_source"] == 0
+    assert s["is_identical"]
+
+    # 2. Nothing changed: no file is read, every signature is reused.
+    _build(p, pairs, tables)
+    s = _same_answers(p, "tp")
+    assert s["track_hashed_whole_source"] is None and s["track_hashed_whole_target"] is None
+    assert (s["track_files_hashed_source"], s["track_files_reused_source"]) == (0, 4)
+    assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (0, 4)
+    assert s["track_leaves_recomputed"] == 0 and s["track_leaves_reused"] > 0
+    assert s["track_bytes_reused_target"] > 0 and s["track_bytes_hashed_target"] == 0
+    assert rows_scanned(spark, _compiled(p, "tp__file_hashes"), scanned) == 0
+
+    # 3. Rows appended (a new file: an added key, a changed row for a key, a duplicate) and one
+    #    data file of the target deleted: only the new file is read.
+    before = _data_files(p, "tp_target")
+    spark.sql(
+        f"insert into `{schema}`.tp_target select /*+ COALESCE(1) */ * from values "
+        "(100000, 'new', 1.0d, 1.00, null), (12, 'changed', 6.0d, 15.00, null), (7, 'dup2', 3.0d, 3.00, null) "
+        "as t(id, s, d, amount, ts)"
+    )
+    assert len(_data_files(p, "tp_target")) == 5
+    before[0].unlink()
+    spark.sql(f"refresh table `{schema}`.tp_target")
+    _build(p, pairs, tables)
+    s = _same_answers(p, "tp")
+    assert not s["is_identical"] and s["rows_deleted"] > 100 and s["rows_added"] >= 1
+    assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (1, 3)
+    assert (s["track_files_hashed_source"], s["track_files_reused_source"]) == (0, 4)
+    assert s["track_leaves_recomputed"] > 0
+    assert rows_scanned(spark, _compiled(p, "tp__file_hashes"), scanned) == 3
+
+    # 4. A file rewritten in place under the same name (another row, same path): found by its
+    #    size, modification time or row count, and only it is read.
+    victim = _data_files(p, "tp_source")[1]
+    frame = spark.read.parquet(str(victim)).collect()
+    spark.createDataFrame(frame[1:], spark.read.parquet(str(victim)).schema).coalesce(1).write.mode(
+        "overwrite").parquet(str(victim) + ".tmp")
+    written = next(Path(str(victim) + ".tmp").glob("*.parquet"))
+    shutil.move(str(written), str(victim))
+    victim.with_name(f".{victim.name}.crc").unlink(missing_ok=True)  # Hadoop's local checksum
+    shutil.rmtree(str(victim) + ".tmp")
+    spark.sql(f"refresh table `{schema}`.tp_source")
+    _build(p, pairs, tables)
+    s = _same_answers(p, "tp")
+    assert (s["track_files_hashed_source"], s["track_files_reused_source"]) == (1, 3)
+    assert s["rows_source"] == ROWS + 3 - 1
+
+    # 5. New options: a new layout, everything hashed once more.
+    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables)
+    s = _same_answers(p, "tp")
+    assert s["track_hashed_whole_source"].startswith("new leaf layout: options changed")
+
+    # 6. --full-refresh re-plans and re-hashes.
+    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables, "--full-refresh")
+    s = _same_answers(p, "tp")
+    assert s["track_hashed_whole_target"] == "new leaf layout: full refresh (--full-refresh)"
+
+    # 7. A stored state cut short (a run stopped while writing it) is never trusted.
+    state = p.relation("tp__file_hashes")
+    spark.sql(f"create table {state}_half using parquet as select * from {state} limit 5")
+    spark.sql(f"drop table {state}")
+    spark.sql(f"alter table {state}_half rename to {state}")
+    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables)
+    s = _same_answers(p, "tp")
+    assert "incomplete" in s["track_hashed_whole_source"]
+    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables)
+    s = _same_answers(p, "tp")
+    assert s["track_hashed_whole_source"] is None and s["track_files_hashed_source"] == 0
+
+
+def test_track_on_delta_sees_deletion_vectors_and_falls_back_on_iceberg(track_project, lakehouse):
+    p, spark, schema = track_project, track_project.spark, track_project.schema
+    spark.sql(f"drop table if exists `{schema}`.td_source")
+    spark.sql(f"create table `{schema}`.td_source using parquet as {BODY}")
+    spark.sql(f"drop table if exists `{schema}`.td_target")
+    spark.sql(
+        f"create table `{schema}`.td_target using delta "
+        "tblproperties ('delta.enableDeletionVectors' = 'true') as " + BODY
+    )
+    ice = f"iceberg.`{schema}`.ti_target"
+    spark.sql(f"create namespace if not exists iceberg.`{schema}`")
+    spark.sql(f"drop table if exists {ice}")
+    spark.sql(f"create table {ice} using iceberg as {BODY}")
+    tables = ["td_source", "td_target"]
+    pairs = _pairs("td", "td_source", "td_target")
+    _build(p, pairs, tables)
+    _same_answers(p, "td")
+
+    # A delete that rewrites no file (a deletion vector), then an update.
+    spark.sql(f"delete from `{schema}`.td_target where id in (3, 1500)")
+    assert spark.sql(f"describe history `{schema}`.td_target").first()["operationMetrics"].get(
+        "numDeletionVectorsAdded", "0") != "0"
+    _build(p, pairs, tables)
+    s = _same_answers(p, "td")
+    assert s["rows_deleted"] == 2 and s["track_hashed_whole_target"] is None
+    assert 1 <= s["track_files_hashed_target"] <= 2 and s["track_files_reused_target"] >= 2
+    assert s["track_files_hashed_source"] == 0
+
+    spark.sql(f"update `{schema}`.td_target set s = 'updated' where id = 42")
+    _build(p, pairs, tables)
+    s = _same_answers(p, "td")
+    assert s["rows_modified"] == 1 and s["track_files_reused_source"] == 4
+
+    # Iceberg exposes no `_metadata`: the side is hashed whole on every run, and the summary says why.
+    iceberg_pairs = [
+        PairOptions(name=o.name.replace("td", "ti"), source=o.source, target="source('ice', 'ti_target')",
+                    primary_key=o.primary_key, block_count=4, compare_unit_size=100, track=o.track)
+        for o in pairs
+    ]
+    for _ in range(2):
+        _build(p, iceberg_pairs, tables)
+        s = _same_answers(p, "ti")
+        assert "no file identity" in s["track_hashed_whole_target"]
+    assert s["track_hashed_whole_source"] is None and s["track_files_reused_source"] == 4
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"check_duplicate_keys": True}, "Distinct keys per leaf do not add up over files"),
+        ({"source_as_of": 0}, "A side read at a fixed version never changes"),
+    ],
+)
+def test_track_refuses_options_it_cannot_honour(track_project, options, message):
+    p, spark, schema = track_project, track_project.spark, track_project.schema
+    for side in ("tv_source", "tv_target"):
+        spark.sql(f"create table if not exists `{schema}`.{side} using parquet as select 1 as id, 'a' as s")
+    pairs_dir = p.root / "models" / "pairs"
+    shutil.rmtree(pairs_dir, ignore_errors=True)
+    write_pair(_pairs("tv", "tv_source", "tv_target", **options)[0], pairs_dir)
+    (pairs_dir / "_gen__sources.yml").write_text(
+        f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
+        "      - name: tv_source\n      - name: tv_target\n"
+    )
+    run = p.run("build", "--select", "pairs").assert_failure()
+    text = run.log
+    assert "invalid track 'True'" in text and message in text
+    assert not p.table_exists("tv__file_hashes")
