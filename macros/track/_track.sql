@@ -130,7 +130,10 @@
   {% set same = "l.side = p.side and l.file_path = p.file_path and l.file_size <=> p.file_size and l.file_modified <=> p.file_modified and l.file_rows = p.file_rows" %}
   {% set sql %}
     with listing as ({{ parts | join(' union all ') }}),
-    stored as (select distinct side, file_path, file_size, file_modified, file_rows from {{ previous }}),
+    stored as (
+      select distinct side, file_path, file_size, file_modified, file_rows from {{ previous }}
+      where {{ table_diff._in_list('side', sides.keys() | list) }}
+    ),
     td_counts as (select side, count(*) as n from listing group by side)
     select 'hash' as kind, l.side, l.file_path from listing as l left anti join stored as p on {{ same }}
     union all
