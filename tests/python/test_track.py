@@ -54,7 +54,10 @@ def _pairs(name: str, source: str, target: str, **options) -> list[PairOptions]:
         compare_unit_size=100,
         **options,
     )
-    return [PairOptions(name=name, track=True, **common), PairOptions(name=f"{name}_full", **common)]
+    return [
+        PairOptions(name=name, track=True, **common),
+        PairOptions(name=f"{name}_full", **common),
+    ]
 
 
 def _build(project, pairs: list[PairOptions], tables: list[str], *extra: str) -> None:
@@ -67,7 +70,8 @@ def _build(project, pairs: list[PairOptions], tables: list[str], *extra: str) ->
     (pairs_dir / "_gen__sources.yml").write_text(
         f"version: 2\nsources:\n  - name: gen\n    schema: {project.schema}\n    tables:\n"
         + "".join(f"      - name: {t}\n" for t in tables)
-        + f"  - name: ice\n    schema: iceberg.{project.schema}\n    tables:\n      - name: ti_target\n"
+        + f"  - name: ice\n    schema: iceberg.{project.schema}\n"
+        + "    tables:\n      - name: ti_target\n"
     )
     project.run("build", "--select", "pairs", *extra).assert_success()
 
@@ -85,8 +89,17 @@ def _diff(project, name: str) -> list[tuple]:
     return sorted((tuple(_canon(v) for v in r) for r in rows), key=repr)
 
 
-COUNTS = ("rows_source", "rows_target", "rows_added", "rows_deleted", "rows_modified",
-          "duplicate_key_rows", "null_key_rows_source", "null_key_rows_target", "is_identical")
+COUNTS = (
+    "rows_source",
+    "rows_target",
+    "rows_added",
+    "rows_deleted",
+    "rows_modified",
+    "duplicate_key_rows",
+    "null_key_rows_source",
+    "null_key_rows_target",
+    "is_identical",
+)
 
 
 def _same_answers(project, name: str):
@@ -108,8 +121,11 @@ def _data_files(project, table: str) -> list[Path]:
     if location is not None and "location" in location.asDict():
         root = Path(location["location"].removeprefix("file:"))
     else:
-        root = Path(project.spark.sql(f"select _metadata.file_path from {project.relation(table)} limit 1")
-                    .first()[0].removeprefix("file:")).parent
+        root = Path(
+            project.spark.sql(f"select _metadata.file_path from {project.relation(table)} limit 1")
+            .first()[0]
+            .removeprefix("file:")
+        ).parent
     return sorted(p for p in root.glob("*.parquet"))
 
 
@@ -125,7 +141,11 @@ def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_proje
     # 1. First run: a full snapshot of both sides, and says so.
     _build(p, pairs, tables)
     s = _same_answers(p, "tp")
-    assert s["track_hashed_whole_source"] == s["track_hashed_whole_target"] == "new leaf layout: first run"
+    assert (
+        s["track_hashed_whole_source"]
+        == s["track_hashed_whole_target"]
+        == "new leaf layout: first run"
+    )
     assert s["track_files_hashed_source"] == 4 and s["track_files_reused_source"] == 0
     assert s["is_identical"]
 
@@ -144,7 +164,8 @@ def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_proje
     before = _data_files(p, "tp_target")
     spark.sql(
         f"insert into `{schema}`.tp_target select /*+ COALESCE(1) */ * from values "
-        "(100000, 'new', 1.0d, 1.00, null), (12, 'changed', 6.0d, 15.00, null), (7, 'dup2', 3.0d, 3.00, null) "
+        "(100000, 'new', 1.0d, 1.00, null), (12, 'changed', 6.0d, 15.00, null), "
+        "(7, 'dup2', 3.0d, 3.00, null) "
         "as t(id, s, d, amount, ts)"
     )
     assert len(_data_files(p, "tp_target")) == 5
@@ -163,7 +184,8 @@ def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_proje
     victim = _data_files(p, "tp_source")[1]
     frame = spark.read.parquet(str(victim)).collect()
     spark.createDataFrame(frame[1:], spark.read.parquet(str(victim)).schema).coalesce(1).write.mode(
-        "overwrite").parquet(str(victim) + ".tmp")
+        "overwrite"
+    ).parquet(str(victim) + ".tmp")
     written = next(Path(str(victim) + ".tmp").glob("*.parquet"))
     shutil.move(str(written), str(victim))
     victim.with_name(f".{victim.name}.crc").unlink(missing_ok=True)  # Hadoop's local checksum
@@ -175,12 +197,19 @@ def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_proje
     assert s["rows_source"] == ROWS + 3 - 1
 
     # 5. New options: a new layout, everything hashed once more.
-    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables)
+    _build(
+        p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables
+    )
     s = _same_answers(p, "tp")
     assert s["track_hashed_whole_source"].startswith("new leaf layout: options changed")
 
     # 6. --full-refresh re-plans and re-hashes.
-    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables, "--full-refresh")
+    _build(
+        p,
+        _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"),
+        tables,
+        "--full-refresh",
+    )
     s = _same_answers(p, "tp")
     assert s["track_hashed_whole_target"] == "new leaf layout: full refresh (--full-refresh)"
 
@@ -189,10 +218,14 @@ def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_proje
     spark.sql(f"create table {state}_half using parquet as select * from {state} limit 5")
     spark.sql(f"drop table {state}")
     spark.sql(f"alter table {state}_half rename to {state}")
-    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables)
+    _build(
+        p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables
+    )
     s = _same_answers(p, "tp")
     assert "incomplete" in s["track_hashed_whole_source"]
-    _build(p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables)
+    _build(
+        p, _pairs("tp", "tp_source", "tp_target", table_filter="id is null or id % 5 != 0"), tables
+    )
     s = _same_answers(p, "tp")
     assert s["track_hashed_whole_source"] is None and s["track_files_hashed_source"] == 0
 
@@ -217,8 +250,12 @@ def test_track_on_delta_sees_deletion_vectors_and_falls_back_on_iceberg(track_pr
 
     # A delete that rewrites no file (a deletion vector), then an update.
     spark.sql(f"delete from `{schema}`.td_target where id in (3, 1500)")
-    assert spark.sql(f"describe history `{schema}`.td_target").first()["operationMetrics"].get(
-        "numDeletionVectorsAdded", "0") != "0"
+    assert (
+        spark.sql(f"describe history `{schema}`.td_target")
+        .first()["operationMetrics"]
+        .get("numDeletionVectorsAdded", "0")
+        != "0"
+    )
     _build(p, pairs, tables)
     s = _same_answers(p, "td")
     assert s["rows_deleted"] == 2 and s["track_hashed_whole_target"] is None
@@ -230,10 +267,17 @@ def test_track_on_delta_sees_deletion_vectors_and_falls_back_on_iceberg(track_pr
     s = _same_answers(p, "td")
     assert s["rows_modified"] == 1 and s["track_files_reused_source"] == 4
 
-    # Iceberg exposes no `_metadata`: the side is hashed whole on every run, and the summary says why.
+    # Iceberg exposes no `_metadata`: hashed whole on every run, and the summary says why.
     iceberg_pairs = [
-        PairOptions(name=o.name.replace("td", "ti"), source=o.source, target="source('ice', 'ti_target')",
-                    primary_key=o.primary_key, block_count=4, compare_unit_size=100, track=o.track)
+        PairOptions(
+            name=o.name.replace("td", "ti"),
+            source=o.source,
+            target="source('ice', 'ti_target')",
+            primary_key=o.primary_key,
+            block_count=4,
+            compare_unit_size=100,
+            track=o.track,
+        )
         for o in pairs
     ]
     for _ in range(2):
@@ -253,7 +297,10 @@ def test_track_on_delta_sees_deletion_vectors_and_falls_back_on_iceberg(track_pr
 def test_track_refuses_options_it_cannot_honour(track_project, options, message):
     p, spark, schema = track_project, track_project.spark, track_project.schema
     for side in ("tv_source", "tv_target"):
-        spark.sql(f"create table if not exists `{schema}`.{side} using parquet as select 1 as id, 'a' as s")
+        spark.sql(
+            f"create table if not exists `{schema}`.{side} using parquet "
+            "as select 1 as id, 'a' as s"
+        )
     pairs_dir = p.root / "models" / "pairs"
     shutil.rmtree(pairs_dir, ignore_errors=True)
     write_pair(_pairs("tv", "tv_source", "tv_target", **options)[0], pairs_dir)
