@@ -156,6 +156,7 @@
       'check_duplicate_keys': opts.get('check_duplicate_keys', false),
       'quick_check': opts.get('quick_check', 'auto'),
       'keys_only': compared | length == 0,
+      'track': opts.get('track', false),
       'pins': resolved['pins'],
   } %}
   {% for side in ['source', 'target'] %}

@@ -44,12 +44,10 @@
           "Rename the key in a view over each side (select " ~ k['name'] ~ " as " ~ k['name'] ~ "_key, ...) and diff the views.") }}
     {% endif %}
   {% endfor %}
-  {% do spec.update({'track': opts['track']}) %}
   {% if spec['track'] %}
     {#- A tracked pair keeps its leaf layout between runs (ADR 0019): stored signatures stay valid. -#}
     {% set tracked = table_diff._track_layout(spec, source, target) %}
     {% set plan = {'larger': none, 'larger_side': 'stored', 'layout': tracked['layout']} %}
-    {% do spec.update({'track_layout': {'id': tracked['layout_id'], 'replanned': tracked['replanned']}}) %}
   {% else %}
     {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% endif %}
@@ -60,7 +58,8 @@
       ~ spec['strategy'] ~ "); next: one signature pass over each side (block_hashes).", info=true) %}
   {#- The pair's run starts here: every later model of the pair stamps this id on its output and
       refuses inputs stamped by another run, so a failed or killed run is visible (ADR 0011). -#}
-  {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string}) %}
+  {% set track_layout = {'id': tracked['layout_id'], 'replanned': tracked['replanned']} if spec['track'] else none %}
+  {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string, 'track_layout': track_layout}) %}
   {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}

@@ -20,7 +20,10 @@
 
 
 {% macro default__file_hashes(ranges, source, target) %}
-  {{ return(table_diff._not_implemented('file_hashes')) }}
+  {% if execute %}
+    {{ exceptions.raise_compiler_error("table_diff.file_hashes: not implemented for adapter '" ~ adapter.type()
+        ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
+  {% endif %}
 {% endmacro %}
 
 
@@ -54,11 +57,11 @@
   {% endfor %}
   {% if sides %}
     {% set changes = table_diff._track_changes(spec, sides, previous['relation'], max_files) %}
-    {% for side, c in changes.items() %}
-      {% if c['reason'] %}
-        {% do plans[side].update({'reason': c['reason']}) %}
+    {% for side, change in changes.items() %}
+      {% if change['reason'] %}
+        {% do plans[side].update({'reason': change['reason']}) %}
       {% else %}
-        {% do plans[side].update({'hash': c['hash'], 'drop': c['drop'], 'files': c['files']}) %}
+        {% do plans[side].update({'hash': change['hash'], 'drop': change['drop'], 'files': change['files']}) %}
       {% endif %}
     {% endfor %}
   {% endif %}

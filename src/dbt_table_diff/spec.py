@@ -156,6 +156,9 @@ class Spec:
     layout: Layout
     run_id: str
     ranges: str
+    # Changes track (ADR 0019); absent from specs written before it: false / none.
+    track: bool = False
+    track_layout: Mapping[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -308,6 +311,8 @@ def load_spec(
         layout=layout,
         run_id=_required(data, "run_id", str, where),
         ranges=_required(data, "ranges", str, where),
+        track="track" in data and bool(_optional(data, "track", bool, where)),
+        track_layout=_optional(data, "track_layout", Mapping, where) if "track" in data else None,
     )
 
 

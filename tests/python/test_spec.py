@@ -259,7 +259,8 @@ def test_the_walk_reports_an_undocumented_read(path, text, field):
 
 
 def example() -> dict:
-    """A spec as key_ranges stores it (the fields of _resolve_spec plus layout, run_id, ranges)."""
+    """A spec as key_ranges stores it (the fields of _resolve_spec plus layout, run_id, ranges,
+    track_layout)."""
     return {
         "spec_version": SPEC_VERSION,
         "package_version": "0.1.0",
@@ -310,6 +311,8 @@ def example() -> dict:
         },
         "run_id": "3f1c9a52-0b7e-4d0e-9a55-1c2b3d4e5f60",
         "ranges": "spark_catalog.analytics.orders__ranges",
+        "track": False,
+        "track_layout": None,
     }
 
 
@@ -477,3 +480,12 @@ def test_block_split_refuses_a_stale_ranges_table():
     data = {**example(), "spec_version": SPEC_VERSION - 1}
     with pytest.raises(StaleSpecError, match="rebuild spark_catalog.analytics.orders__ranges"):
         block_split(_Session(), _Frame([(json.dumps(data),)]), _hashes(data["run_id"]))
+
+
+def test_a_spec_written_before_the_track_reads_as_untracked():
+    data = example()
+    del data["track"], data["track_layout"]
+    spec = load_spec(json.dumps(data), "orders__ranges")
+    assert spec.track is False and spec.track_layout is None
+    tracked = {**example(), "track": True, "track_layout": {"id": "abc:run", "replanned": None}}
+    assert load_spec(json.dumps(tracked)).track_layout == {"id": "abc:run", "replanned": None}
