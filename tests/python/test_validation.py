@@ -76,7 +76,7 @@ PARSE_TIME = {
         "invalid argument 'exclude_column'. Expected one of source, target, primary_key, columns, "
         "exclude_columns, table_filter, strategy, block_count, block_size, split_factor, "
         "compare_unit_size, max_depth, max_diff_rows, normalize, check_duplicate_keys, "
-        "quick_check, keys_only, source_as_of, target_as_of.",
+        "quick_check, keys_only, source_as_of, target_as_of, track.",
         "Did you mean 'exclude_columns'?",
     ),
     "unknown_kwarg_far": (
