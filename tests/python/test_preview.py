@@ -57,7 +57,9 @@ def _pair(name: str, source: str, target: str, **options) -> PairOptions:
 
 def _preview(project, pair: str, *extra: str) -> tuple[dict, str]:
     """Run the preview; its report (the JSON line) and the readable text."""
-    run = project.run("run-operation", "table_diff.preview_pair", "--args", f"{{pair: {pair}}}", *extra)
+    run = project.run(
+        "run-operation", "table_diff.preview_pair", "--args", f"{{pair: {pair}}}", *extra
+    )
     run.assert_success()
     marker = "table_diff.preview_pair json: "
     line = next(m for m in run.messages if m.startswith(marker))
@@ -104,8 +106,11 @@ def _scans_since(spark, since: int, tables: dict[str, str]) -> dict[str, int]:
         for j in range(nodes.size()):
             node = nodes.apply(j)
             side = next(
-                (s for s, t in tables.items() if node.name().startswith("Scan ")
-                 and node.name().endswith("." + t)),
+                (
+                    s
+                    for s, t in tables.items()
+                    if node.name().startswith("Scan ") and node.name().endswith("." + t)
+                ),
                 None,
             )
             if side is None:
@@ -166,11 +171,12 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
     and one whose partition filter keeps every partition warn; one that prunes does not. No Spark
     job either way (the partitions are listed from the metastore)."""
     spark = pproject.spark
-    wide = (
-        f"select id % 10 as id, repeat('x', 500) as w, concat('v', id) as v from range({ROWS})"
-    )
+    wide = f"select id % 10 as id, repeat('x', 500) as w, concat('v', id) as v from range({ROWS})"
     fk = {side: _table(pproject, f"fk_{side}", wide) for side in ("source", "target")}
-    pt = {side: _table(pproject, f"pt_{side}", BODY, "partitioned by (day)") for side in ("source", "target")}
+    pt = {
+        side: _table(pproject, f"pt_{side}", BODY, "partitioned by (day)")
+        for side in ("source", "target")
+    }
     for table in fk.values():
         spark.sql(f"analyze table {table} compute statistics for columns id, w, v")
     pairs = {
@@ -180,7 +186,11 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
         "pd": _pair("pd", "pt_source", "pt_target", table_filter="day = 1"),
         "pa": _pair("pa", "pt_source", "pt_target", table_filter="day >= 0"),
     }
-    _pairs(pproject, list(pairs.values()), [f"{t}_{s}" for t in ("fk", "pt") for s in ("source", "target")])
+    _pairs(
+        pproject,
+        list(pairs.values()),
+        [f"{t}_{s}" for t in ("fk", "pt") for s in ("source", "target")],
+    )
     pproject.run("parse").assert_success()
     executions, jobs = _last_ids(spark)
     reports = {name: _preview(pproject, name) for name in pairs}
@@ -192,9 +202,16 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
     leaves = report["layout"]["leaf_count"]
     assert leaves > 10, report["layout"]
     for table in fk.values():
-        assert f"key (id) has about 10 distinct values on {table}: fewer than half as many as its {ROWS} rows" in text
-        assert f"fewer than the {leaves} leaves planned: a range layout cuts at most 10 leaves" in text
-        assert re.search(rf"column w is 500 of the 5\d\d bytes of an average row of {table} \(9\d%\)", text), text
+        assert (
+            f"key (id) has about 10 distinct values on {table}: "
+            f"fewer than half as many as its {ROWS} rows" in text
+        )
+        assert (
+            f"fewer than the {leaves} leaves planned: a range layout cuts at most 10 leaves" in text
+        )
+        assert re.search(
+            rf"column w is 500 of the 5\d\d bytes of an average row of {table} \(9\d%\)", text
+        ), text
     assert "prunes no partition" not in text  # no table_filter
 
     _, text = reports["nf"]
@@ -202,7 +219,10 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
         assert f"table_filter prunes no partition of {table}: it is not partitioned" in text
     _, text = reports["pv"]
     for table in pt.values():
-        assert f"table_filter prunes no partition of {table}: it names no partition column (day), so every pass reads all 5 partitions" in text
+        assert (
+            f"table_filter prunes no partition of {table}: it names no partition column (day), "
+            "so every pass reads all 5 partitions" in text
+        )
     report, text = reports["pd"]
     assert "prunes no partition" not in text
     assert report["sides"]["source"]["pruning"]["partitions_read"] == 1
@@ -210,7 +230,10 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
     assert "table_filter reads 1 of 5 partitions" in text
     _, text = reports["pa"]
     for table in pt.values():
-        assert f"table_filter prunes no partition of {table}: its partition filter keeps all 5 partitions" in text
+        assert (
+            f"table_filter prunes no partition of {table}: "
+            "its partition filter keeps all 5 partitions" in text
+        )
 
 
 def test_pass_counts_are_the_scans_a_build_makes(pproject):
@@ -219,9 +242,15 @@ def test_pass_counts_are_the_scans_a_build_makes(pproject):
     (quick check, one leaf: sparse), and the same drift again ('auto' skips the quick check) with
     the dense row fetch (var table_diff_dense_leaf_share 0, given to the preview too)."""
     spark = pproject.spark
-    tables = {"source": _table(pproject, "pc_source", BODY), "target": _table(pproject, "pc_target", BODY)}
-    _pairs(pproject, [_pair("pc", "pc_source", "pc_target", block_count=8, compare_unit_size=100)],
-           ["pc_source", "pc_target"])
+    tables = {
+        "source": _table(pproject, "pc_source", BODY),
+        "target": _table(pproject, "pc_target", BODY),
+    }
+    _pairs(
+        pproject,
+        [_pair("pc", "pc_source", "pc_target", block_count=8, compare_unit_size=100)],
+        ["pc_source", "pc_target"],
+    )
     dense = ["--vars", '{"table_diff_dense_leaf_share": 0}']
     measured = {}
 
@@ -236,10 +265,27 @@ def test_pass_counts_are_the_scans_a_build_makes(pproject):
 
     report = build("with_quick_check/identical")
     assert report["layout"]["leaf_count"] >= 8 and report["dense_leaves"] > 1, report["layout"]
-    _table(pproject, "pc_target", f"select id, if(id = 1234, 'changed', v) as v, d, day from ({BODY})")
+    _table(
+        pproject, "pc_target", f"select id, if(id = 1234, 'changed', v) as v, d, day from ({BODY})"
+    )
     build("with_quick_check/drifted_sparse")
     build("without_quick_check/drifted_dense", *dense)
     summary = spark.table(pproject.relation("pc__summary")).first()
     assert summary["rows_modified"] == 1 and not summary["is_identical"]
     wrong = {case: pair for case, pair in measured.items() if pair[0] != pair[1]}
     assert wrong == {}, measured
+
+
+def test_cli_prints_the_preview(pproject, capsys):
+    """`table-diff preview PAIR` runs the macro through dbt and prints its report, or its JSON."""
+    from dbt_table_diff.cli import main
+
+    common = ["--project-dir", str(pproject.root)]
+    assert main(["preview", "pc", *common]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("table_diff.preview_pair pc: ") and "passes over the data" in out, out
+    assert main(["preview", "pc", "--json", *common]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pair"] == "pc" and report["passes"]["with_quick_check"]["identical"]["total"] > 0
+    assert main(["preview", "nope", *common]) == 2
+    assert "a pair of this project with a model nope__ranges" in capsys.readouterr().err
