@@ -185,6 +185,7 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
         "pv": _pair("pv", "pt_source", "pt_target", table_filter="v != 'v7'"),
         "pd": _pair("pd", "pt_source", "pt_target", table_filter="day = 1"),
         "pa": _pair("pa", "pt_source", "pt_target", table_filter="day >= 0"),
+        "hs": _pair("hs", "fk_source", "fk_target", strategy="hash", quick_check=True),
     }
     _pairs(
         pproject,
@@ -228,6 +229,13 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
     assert report["sides"]["source"]["pruning"]["partitions_read"] == 1
     assert report["sides"]["source"]["pruning"]["partitions_total"] == 5
     assert "table_filter reads 1 of 5 partitions" in text
+    report, text = reports["hs"]  # no key sample; the quick check always runs
+    assert report["passes"]["quick_check_runs"] == "always"
+    assert report["passes"]["with_quick_check"]["identical"]["steps"] == [
+        "whole-table signature (source)",
+        "whole-table signature (target)",
+    ]
+    assert "leaves planned" not in text  # a hash layout does not depend on distinct keys
     _, text = reports["pa"]
     for table in pt.values():
         assert (
@@ -274,6 +282,34 @@ def test_pass_counts_are_the_scans_a_build_makes(pproject):
     assert summary["rows_modified"] == 1 and not summary["is_identical"]
     wrong = {case: pair for case, pair in measured.items() if pair[0] != pair[1]}
     assert wrong == {}, measured
+
+
+def test_unsized_sides_are_counted_once_by_the_run(pproject):
+    """Views over partitioned tables without statistics cannot be sized (Spark says 8 EiB): the
+    preview counts nothing, warns, and counts the row count the run then makes on the source as
+    one more pass, which the build's scans confirm."""
+    spark = pproject.spark
+    tables = {
+        s: _table(pproject, f"uv_{s}_t", BODY, "partitioned by (day)") for s in ("source", "target")
+    }
+    for side, table in tables.items():
+        spark.sql(f"create or replace view `{pproject.schema}`.uv_{side} as select * from {table}")
+    _pairs(pproject, [_pair("uv", "uv_source", "uv_target")], ["uv_source", "uv_target"])
+    pproject.run("parse").assert_success()
+    executions, jobs = _last_ids(spark)
+    report, text = _preview(pproject, "uv")
+    assert _scans_since(spark, executions, tables) == {"source": 0, "target": 0}
+    assert _last_ids(spark)[1] == jobs, "the preview started a Spark job"
+    assert report["layout"]["counted_side"] == "source", report["layout"]
+    assert (
+        f"no side can be sized: the run counts the rows of {pproject.schema}.uv_source once" in text
+    )
+    assert f"no statistics on {pproject.schema}.uv_source (a view)" in text
+    want = report["passes"]["with_quick_check"]["identical"]
+    assert want["steps"][:2] == ["layout row count (source)", "key sample (source)"]
+    since = _last_ids(spark)[0]
+    pproject.run("build", "--select", "pairs").assert_success()
+    assert _scans_since(spark, since, tables) == {s: want[s] for s in tables}
 
 
 def test_cli_prints_the_preview(pproject, capsys):
