@@ -35,9 +35,13 @@
     {% set name = (row[0] or '') | trim %}
     {% set value = (row[1] or '') | trim %}
     {% if name == '# Partition Information' %}{% set ns.section = 'partitions' %}
+    {% elif name == '# Partitioning' %}{% set ns.section = 'transforms' %}
     {% elif name == '# Detailed Table Information' %}{% set ns.section = 'detail' %}
-    {% elif name.startswith('#') %}{% set ns.section = 'other' if ns.section != 'partitions' else 'partitions' %}
+    {% elif name == '# col_name' %}{#- the header row of a section: stays in it -#}
+    {% elif name.startswith('#') or not name %}{% set ns.section = 'other' if ns.section in ['partitions', 'transforms'] else ns.section %}
     {% elif ns.section == 'partitions' and name and name not in partition_columns %}{% do partition_columns.append(name) %}
+    {#- A DSv2 table (Delta, Iceberg): `Part 0 | day` or a transform such as `days(ts)`, `bucket(16, id)`. -#}
+    {% elif ns.section == 'transforms' and name.startswith('Part ') and value and value not in partition_columns %}{% do partition_columns.append(value) %}
     {% elif ns.section == 'detail' and name == 'Provider' %}{% set ns.format = value | lower %}
     {% elif ns.section == 'detail' and name == 'Type' %}{% set ns.type = value | lower %}
     {% elif ns.section == 'detail' and name == 'Statistics' %}{% set ns.stats = value %}
@@ -48,8 +52,9 @@
   {% set stats_rows = (m.group(3) | int) if m and m.group(3) is not none else none %}
   {% if stats_rows == 0 and (stats_bytes or 0) > 0 %}{% set stats_rows = none %}{% endif %}
   {% set size = table_diff._explained_size("select * from " ~ (from_item or relation)) %}
-  {% if size['bytes'] is none and partition_columns %}
-    {% set p = table_diff.quote_identifier(partition_columns[0]) %}
+  {% set plain = table_diff._plain_columns(partition_columns) %}
+  {% if size['bytes'] is none and plain %}
+    {% set p = table_diff.quote_identifier(plain[0]) %}
     {% set size = table_diff._explained_size("select * from " ~ (from_item or relation) ~ " where " ~ p ~ " is null or " ~ p ~ " is not null") %}
   {% endif %}
   {% set column_stats = {} %}
@@ -81,7 +86,8 @@
 {% macro spark__filter_pruning(relation, table_filter, partition_columns, from_item=none) %}
   {#-
     Whether `table_filter` prunes partitions of `relation`, from two EXPLAINs (no data read):
-    {'partition_filters': the scan's PartitionFilters with the filter (text; '' when none), and
+    {'partition_filters': the file scan's PartitionFilters with the filter (text; '' when none;
+    none when the plan has no file scan to tell, e.g. an Iceberg table's batch scan), and
     'partitions_total' / 'partitions_read': the paths of the file index with an always-true
     partition filter and with the table filter (a catalog table's partitions, listed from the
     metastore), none where the index does not list partitions (Delta, Iceberg, a view)}.
@@ -89,8 +95,9 @@
   {% set from_item = from_item or relation %}
   {% set filtered = table_diff._explained_scan("select * from " ~ from_item ~ " where " ~ table_diff._filter_predicate(table_filter)) %}
   {% set total = none %}
-  {% if partition_columns %}
-    {% set p = table_diff.quote_identifier(partition_columns[0]) %}
+  {% set plain = table_diff._plain_columns(partition_columns) %}
+  {% if plain %}
+    {% set p = table_diff.quote_identifier(plain[0]) %}
     {% set total = table_diff._explained_scan("select * from " ~ from_item ~ " where " ~ p ~ " is null or " ~ p ~ " is not null")['paths'] %}
   {% endif %}
   {{ return({'partition_filters': filtered['partition_filters'], 'partitions_total': total,
@@ -99,14 +106,14 @@
 
 
 {% macro _explained_scan(sql) %}
-  {#- The first file scan of `sql`'s plan: {'partition_filters': text or '' ('' also without a file
-      scan), 'paths': the paths of its InMemoryFileIndex (pruned partitions), or none}. -#}
+  {#- The first file scan of `sql`'s plan: {'partition_filters': text, '' when empty, none without
+      a file scan; 'paths': the paths of its InMemoryFileIndex (pruned partitions), or none}. -#}
   {% set res = run_query("explain " ~ sql) %}
   {% set plan = res.rows[0][0] if res is not none and res.rows | length > 0 else '' %}
   {% set re = modules.re %}
   {% set f = re.search('PartitionFilters: \\[(.*?)\\], PushedFilters', plan) %}
   {% set paths = re.search('Location: InMemoryFileIndex\\(([0-9]+) paths\\)', plan) %}
-  {{ return({'partition_filters': (f.group(1) if f else '') | trim, 'paths': (paths.group(1) | int) if paths else none}) }}
+  {{ return({'partition_filters': (f.group(1) | trim) if f else none, 'paths': (paths.group(1) | int) if paths else none}) }}
 {% endmacro %}
 
 
@@ -124,4 +131,12 @@
   {% set unsized = bytes is not none and bytes >= 2 ** 62 %}
   {{ return({'bytes': none if bytes is none or unsized else bytes, 'unsized': unsized,
              'rows': ((rc.group(1) | float) | int) if rc else none}) }}
+{% endmacro %}
+
+
+{% macro _plain_columns(partition_columns) %}
+  {#- The partition columns that are plain names (not transforms such as `days(ts)`). -#}
+  {% set out = [] %}
+  {% for c in partition_columns if modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', c) %}{% do out.append(c) %}{% endfor %}
+  {{ return(out) }}
 {% endmacro %}

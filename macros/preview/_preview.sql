@@ -125,6 +125,8 @@
     {% if p is not none %}
       {% if not s['partition_columns'] %}
         {% do warnings.append("table_filter prunes no partition of " ~ rel ~ ": it is not partitioned, so every pass reads all of it and filters the rows") %}
+      {% elif p['partition_filters'] is none %}
+        {#- No file scan in the plan (an Iceberg table): whether it prunes is not told by EXPLAIN. -#}
       {% elif not p['partition_filters'] %}
         {% do warnings.append("table_filter prunes no partition of " ~ rel ~ ": it names no partition column (" ~ s['partition_columns'] | join(', ')
             ~ "), so every pass reads " ~ (("all " ~ p['partitions_total'] ~ " partitions") if p['partitions_total'] is not none else "every partition")) %}
@@ -154,7 +156,9 @@
     {% set rows = (s['rows_statistics'] ~ ' rows (statistics)') if s['rows_statistics'] is not none else 'rows unknown (no statistics)' %}
     {% set parts = [rows, table_diff._preview_bytes(s['bytes_statistics'] if s['bytes_statistics'] is not none else s['bytes_plan']) ~ ' on disk'] %}
     {% do parts.append(('partitioned by ' ~ s['partition_columns'] | join(', ')) if s['partition_columns'] else 'not partitioned') %}
-    {% if s['pruning'] and s['pruning']['partitions_total'] is not none %}
+    {% if s['pruning'] and s['pruning']['partition_filters'] is none and s['partition_columns'] %}
+      {% do parts.append('whether table_filter prunes partitions: unknown (no file scan in the plan)') %}
+    {% elif s['pruning'] and s['pruning']['partitions_total'] is not none %}
       {% do parts.append('table_filter reads ' ~ s['pruning']['partitions_read'] ~ ' of ' ~ s['pruning']['partitions_total'] ~ ' partitions') %}
     {% endif %}
     {% if s['pinned'] %}{% do parts.append('read ' ~ s['pinned']) %}{% endif %}

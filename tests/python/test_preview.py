@@ -89,7 +89,7 @@ def _last_ids(spark) -> tuple[int, int]:
 
 
 def _scans_since(spark, since: int, tables: dict[str, str]) -> dict[str, int]:
-    """Per side (``tables``: side -> schema.table), the file scans of it that read rows in the SQL
+    """Per side (``tables``: side -> schema.table), the scans of it that read rows in the SQL
     executions after ``since``: scan nodes of the final (adaptive) plans whose "number of output
     rows" is not 0, each counted once by its metric's accumulator (a cached or reused plan shows
     the same scan node again; a scan the quick check skipped read nothing)."""
@@ -109,7 +109,8 @@ def _scans_since(spark, since: int, tables: dict[str, str]) -> dict[str, int]:
                 (
                     s
                     for s, t in tables.items()
-                    if node.name().startswith("Scan ") and node.name().endswith("." + t)
+                    if node.name().startswith(("Scan ", "BatchScan "))
+                    and node.name().endswith((" " + t, "." + t))
                 ),
                 None,
             )
@@ -312,16 +313,65 @@ def test_unsized_sides_are_counted_once_by_the_run(pproject):
     assert _scans_since(spark, since, tables) == {s: want[s] for s in tables}
 
 
+def test_delta_and_iceberg_sides(pproject, lakehouse):
+    """Delta and Iceberg sides: pinned to a version, so a drifted run makes no change check on
+    them; a Delta table's partition filters come from its file scan, an Iceberg table's batch
+    scan tells none (no warning, "unknown"); the build's scans equal the preview's passes."""
+    spark, schema = lakehouse, pproject.schema
+    spark.sql(f"create namespace if not exists iceberg.`{schema}`")
+    tables = {"source": f"{schema}.lk_delta", "target": f"iceberg.{schema}.lk_ice"}
+    for table, fmt in ((tables["source"], "delta"), (tables["target"], "iceberg")):
+        spark.sql(f"drop table if exists {table}")
+        spark.sql(f"create table {table} using {fmt} partitioned by (day) as {BODY}")
+    pairs = [
+        PairOptions(
+            name=name,
+            source="source('gen', 'lk_delta')",
+            target="source('ice', 'lk_ice')",
+            primary_key=("id",),
+            block_count=8,
+            compare_unit_size=100,
+            **options,
+        )
+        for name, options in (("lk", {}), ("lf", {"table_filter": "v != 'v7'"}))
+    ]
+    _pairs(pproject, pairs, ["lk_delta"])
+    (pproject.root / "models" / "pairs" / "_ice__sources.yml").write_text(
+        f"version: 2\nsources:\n  - name: ice\n    schema: iceberg.{schema}\n"
+        "    tables:\n      - name: lk_ice\n"
+    )
+    pproject.run("parse").assert_success()
+    executions = _last_ids(spark)[0]
+    report, text = _preview(pproject, "lf")
+    assert _scans_since(spark, executions, tables) == {"source": 0, "target": 0}
+    assert f"table_filter prunes no partition of {tables['source']}" in text
+    assert "whether table_filter prunes partitions: unknown" in text
+    assert f"table_filter prunes no partition of {tables['target']}" not in text
+    for case in ("with_quick_check/identical", "with_quick_check/drifted_sparse"):
+        if case.endswith("drifted_sparse"):
+            spark.sql(f"update {tables['target']} set v = 'changed' where id = 1234")
+        report, _ = _preview(pproject, "lk")
+        assert [report["sides"][s]["change_check"] for s in tables] == [False, False]
+        quick, drift = case.split("/")
+        want = report["passes"][quick][drift]
+        since = _last_ids(spark)[0]
+        pproject.run("build", "--select", "lk__ranges+").assert_success()
+        assert _scans_since(spark, since, tables) == {s: want[s] for s in tables}, case
+
+
 def test_cli_prints_the_preview(pproject, capsys):
     """`table-diff preview PAIR` runs the macro through dbt and prints its report, or its JSON."""
     from dbt_table_diff.cli import main
 
+    for side in ("source", "target"):
+        _table(pproject, f"cl_{side}", BODY)
+    _pairs(pproject, [_pair("cl", "cl_source", "cl_target")], ["cl_source", "cl_target"])
     common = ["--project-dir", str(pproject.root)]
-    assert main(["preview", "pc", *common]) == 0
+    assert main(["preview", "cl", *common]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("table_diff.preview_pair pc: ") and "passes over the data" in out, out
-    assert main(["preview", "pc", "--json", *common]) == 0
+    assert out.startswith("table_diff.preview_pair cl: ") and "passes over the data" in out, out
+    assert main(["preview", "cl", "--json", *common]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["pair"] == "pc" and report["passes"]["with_quick_check"]["identical"]["total"] > 0
+    assert report["pair"] == "cl" and report["passes"]["with_quick_check"]["identical"]["total"] > 0
     assert main(["preview", "nope", *common]) == 2
     assert "a pair of this project with a model nope__ranges" in capsys.readouterr().err
