@@ -36,16 +36,11 @@
 {% macro _explained_rows(sql, spec) %}
   {#- Rows `sql` returns by its EXPLAIN COST statistics, none without statistics, or 'unknown' when
       the size is Spark's default for a relation it cannot size (8 EiB, Long.MaxValue bytes). -#}
-  {% set res = run_query("explain cost " ~ sql) %}
-  {% set plan = res.rows[0][0] if res is not none and res.rows | length > 0 else '' %}
-  {% set re = modules.re %}
-  {% set rc = re.search('rowCount=([0-9.Ee+-]+)', plan) %}
-  {% if rc %}{{ return([(rc.group(1) | float) | int, 1] | max) }}{% endif %}
-  {% set m = re.search('sizeInBytes=([0-9.Ee+-]+)\\s*([KMGTPE]i)?B', plan) %}
-  {% if not m %}{{ return(none) }}{% endif %}
-  {% set units = {none: 1, 'Ki': 1024, 'Mi': 1024 ** 2, 'Gi': 1024 ** 3, 'Ti': 1024 ** 4, 'Pi': 1024 ** 5, 'Ei': 1024 ** 6} %}
-  {% set bytes = (m.group(1) | float) * units[m.group(2)] %}
-  {% if bytes >= 2 ** 62 %}{{ return('unknown') }}{% endif %}
+  {% set size = table_diff._explained_size(sql) %}
+  {% if size['rows'] is not none %}{{ return([size['rows'], 1] | max) }}{% endif %}
+  {% if size['unsized'] %}{{ return('unknown') }}{% endif %}
+  {% if size['bytes'] is none %}{{ return(none) }}{% endif %}
+  {% set bytes = size['bytes'] %}
   {% set ns = namespace(width=0) %}
   {% for c in spec['key'] + spec['columns'] %}{% set ns.width = ns.width + table_diff._type_width(c['type']) %}{% endfor %}
   {#- Parquet stores a row in roughly half its in-memory width. -#}

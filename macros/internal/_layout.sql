@@ -1,27 +1,32 @@
 {#- Size estimate (statistics, not a count(*), unless no side can be sized) and the block layout planned from it. -#}
 
-{% macro _plan_pair(spec, source, target) %}
-  {{ return(table_diff._plan_sides(spec, [['source', source], ['target', target]])) }}
+{% macro _plan_pair(spec, source, target, count_unknown=true) %}
+  {{ return(table_diff._plan_sides(spec, [['source', source], ['target', target]], count_unknown)) }}
 {% endmacro %}
 
 
-{% macro _plan_sides(spec, relations) %}
+{% macro _plan_sides(spec, relations, count_unknown=true) %}
   {#- Size estimates of every [side, relation] (EXPLAINs, no scan), the larger side (the first of
-      equals) whose keys a range layout samples, and the layout planned from its size. -#}
-  {% set ests = table_diff._estimate_sides(relations, spec) %}
+      equals) whose keys a range layout samples, and the layout planned from its size.
+      `count_unknown` false (the cost preview): nothing is counted; `estimates` keeps 'unknown'
+      for a side no estimate covers and `counted` names the side a run would count. -#}
+  {% set ests = table_diff._estimate_sides(relations, spec, count_unknown) %}
+  {% set sized = [] %}
+  {% for e in ests %}{% do sized.append(e if e is number else none) %}{% endfor %}
   {% set ns = namespace(best=0) %}
-  {% for e in ests %}{% if (e or 0) > (ests[ns.best] or 0) %}{% set ns.best = loop.index0 %}{% endif %}{% endfor %}
-  {{ return({'larger': relations[ns.best][1], 'larger_side': relations[ns.best][0],
-             'layout': table_diff._plan_layout(spec, (ests | map('default', 1, true) | list + [1]) | max)}) }}
+  {% for e in sized %}{% if (e or 0) > (sized[ns.best] or 0) %}{% set ns.best = loop.index0 %}{% endif %}{% endfor %}
+  {{ return({'larger': relations[ns.best][1], 'larger_side': relations[ns.best][0], 'estimates': ests,
+             'counted': relations[0][0] if (not count_unknown and 'unknown' in ests and sized | select('number') | list | length == 0) else none,
+             'layout': table_diff._plan_layout(spec, (sized | map('default', 1, true) | list + [1]) | max)}) }}
 {% endmacro %}
 
 
-{% macro _estimate_sides(relations, spec) %}
+{% macro _estimate_sides(relations, spec, count_unknown=true) %}
   {#-
     Estimated rows of each relation (`estimated_rows`, macros/dialect/; none without statistics). A relation Spark
     cannot size takes the largest estimate of the others (the sides of a diff are about the same
     size); only when none can be sized is the first one counted, once, and the log says how to
-    avoid that pass.
+    avoid that pass (`count_unknown` false: not counted, left 'unknown').
   -#}
   {% set ests, rels = [], [] %}
   {% for side, relation in relations %}
@@ -31,6 +36,8 @@
   {% set known = ests | reject('equalto', 'unknown') | reject('none') | list %}
   {% if known %}
     {% set fill = known | max %}
+  {% elif 'unknown' in ests and not count_unknown %}
+    {% set fill = 'unknown' %}
   {% elif 'unknown' in ests %}
     {% do log("table_diff: " ~ rels | join(', ') ~ ": no size statistics (a partitioned table or a view over one):"
         ~ " counting the rows of " ~ rels[0] ~ " to plan the blocks. `ANALYZE TABLE ... COMPUTE STATISTICS`"

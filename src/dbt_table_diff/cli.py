@@ -1,4 +1,5 @@
-"""``table-diff`` command line: ``scaffold pair``, ``scaffold merge``, ``demo`` and ``report``."""
+"""``table-diff`` command line: ``scaffold pair``, ``scaffold merge``, ``demo``, ``report`` and
+``preview``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dbt_table_diff.preview_cli import add_preview, main_preview
 from dbt_table_diff.report_cli import (
     ReportError,
     add_report,
@@ -222,12 +224,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     demo.add_argument("--pair", default="orders_diff", help="pair to build (default orders_diff)")
     add_report(sub)
+    add_preview(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "scaffold":
             return _scaffold_merge(args) if args.kind == "merge" else _scaffold_pair(args)
         if args.command == "report":
             return report(args)
+        if args.command == "preview":
+            return main_preview(args)
         return _demo(args)
     except ScaffoldError as exc:
         print(f"table-diff scaffold: {exc}", file=sys.stderr)
