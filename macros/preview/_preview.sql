@@ -15,21 +15,21 @@
     - the change check, a count-like query on each side that is not pinned to a version and has
       file metadata, when anything differs (diff_summary, ADR 0011).
   -#}
-  {% set layout = report['layout'] %}
+  {% set planned = report['layout'] %}
   {% set out = {} %}
   {% for quick in [true, false] %}
     {% set cases = {} %}
     {#- Sparse drift needs fewer differing leaves than the dense share, dense drift at least that
         many: with one leaf (or a share above 1) one of them cannot happen (none). -#}
     {% set possible = {'identical': true, 'drifted_sparse': report['dense_leaves'] > 1,
-                       'drifted_dense': report['dense_leaves'] <= layout['leaf_count']} %}
+                       'drifted_dense': report['dense_leaves'] <= planned['leaf_count']} %}
     {% for case in ['identical', 'drifted_sparse', 'drifted_dense'] %}
       {% set n = {'source': 0, 'target': 0} %}
       {% set steps = [] %}
       {% set drifted = case != 'identical' %}
       {% set plan = [
-          ('layout row count', [layout['counted_side']] if layout['counted_side'] else []),
-          ('key sample', [layout['larger_side']] if spec['strategy'] == 'range' else []),
+          ('layout row count', [planned['counted_side']] if planned['counted_side'] else []),
+          ('key sample', [planned['larger_side']] if spec['strategy'] == 'range' else []),
           ('whole-table signature', ['source', 'target'] if quick else []),
           ('leaf signatures', ['source', 'target'] if drifted or not quick else []),
           ('narrow key/hash pass', ['source', 'target'] if case == 'drifted_dense' else []),
@@ -65,9 +65,9 @@
   {#- What a run would do worse than it could, with the fix: no statistics, a key with few distinct
       values, a column that dominates the bytes, a table_filter that prunes no partition. -#}
   {% set warnings = [] %}
-  {% set layout = report['layout'] %}
-  {% if layout['counted_side'] %}
-    {% do warnings.append("no side can be sized: the run counts the rows of " ~ report['sides'][layout['counted_side']]['relation']
+  {% set planned = report['layout'] %}
+  {% if planned['counted_side'] %}
+    {% do warnings.append("no side can be sized: the run counts the rows of " ~ report['sides'][planned['counted_side']]['relation']
         ~ " once (one more pass); ANALYZE TABLE ... COMPUTE STATISTICS on the table avoids it") %}
   {% endif %}
   {% set key_names = spec['key'] | map(attribute='name') | list %}
@@ -96,8 +96,8 @@
       {% if distinct * 2 < s['rows_statistics'] %}
         {% do reasons.append("fewer than half as many as its " ~ s['rows_statistics'] ~ " rows: it is not unique, and every row of a repeated key is reported as duplicate_key") %}
       {% endif %}
-      {% if spec['strategy'] == 'range' and distinct < layout['leaf_count'] %}
-        {% do reasons.append("fewer than the " ~ layout['leaf_count'] ~ " leaves planned: a range layout cuts at most " ~ distinct ~ " leaves, so leaves are larger and a difference costs more rows fetched (set block_count lower, or use strategy hash)") %}
+      {% if spec['strategy'] == 'range' and distinct < planned['leaf_count'] %}
+        {% do reasons.append("fewer than the " ~ planned['leaf_count'] ~ " leaves planned: a range layout cuts at most " ~ distinct ~ " leaves, so leaves are larger and a difference costs more rows fetched (set block_count lower, or use strategy hash)") %}
       {% endif %}
       {% if reasons %}
         {% do warnings.append("key (" ~ key_names | join(', ') ~ ") has about " ~ distinct ~ " distinct values on " ~ rel ~ ": " ~ reasons | join('; ')) %}
@@ -179,8 +179,8 @@
                    'drifted_dense': 'drifted, ' ~ report['dense_leaves'] ~ ' or more leaves differ'} %}
   {% for case in ['identical', 'drifted_sparse', 'drifted_dense'] %}
     {% set cells = [] %}
-    {% for c in [p['with_quick_check'][case], p['without_quick_check'][case]] %}
-      {% do cells.append((c['total'] ~ ' (' ~ c['source'] ~ ' + ' ~ c['target'] ~ ')') if c else 'cannot happen') %}
+    {% for count in [p['with_quick_check'][case], p['without_quick_check'][case]] %}
+      {% do cells.append((count['total'] ~ ' (' ~ count['source'] ~ ' + ' ~ count['target'] ~ ')') if count else 'cannot happen') %}
     {% endfor %}
     {% do lines.append("    " ~ "%-44s%-22s%s" | format(labels[case], cells[0], cells[1])) %}
   {% endfor %}
