@@ -6,16 +6,19 @@
   `changed_columns` in table order, `source__<col>` / `target__<col>` for every compared column).
   Values are compared after the pair's normalisation; the output shows the stored values.
 -#}
-{% macro row_diff(ranges, block_split, source, target) %}
+{% macro row_diff(ranges, block_split, source, target, file_hashes=none) %}
   {% do table_diff._require_relation('row_diff', 'ranges', ranges) %}
   {% do table_diff._require_relation('row_diff', 'block_split', block_split) %}
   {% do table_diff._require_relation('row_diff', 'source', source) %}
   {% do table_diff._require_relation('row_diff', 'target', target) %}
-  {{ return(adapter.dispatch('row_diff', 'table_diff')(ranges, block_split, source, target)) }}
+  {% if file_hashes is not none %}
+    {% do table_diff._require_relation('row_diff', 'file_hashes', file_hashes) %}
+  {% endif %}
+  {{ return(adapter.dispatch('row_diff', 'table_diff')(ranges, block_split, source, target, file_hashes)) }}
 {% endmacro %}
 
 
-{% macro default__row_diff(ranges, block_split, source, target) %}
+{% macro default__row_diff(ranges, block_split, source, target, file_hashes=none) %}
   {% if execute %}
     {{ exceptions.raise_compiler_error("table_diff.row_diff: not implemented for adapter '" ~ adapter.type()
         ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
@@ -23,7 +26,7 @@
 {% endmacro %}
 
 
-{% macro spark__row_diff(ranges, block_split, source, target) %}
+{% macro spark__row_diff(ranges, block_split, source, target, file_hashes=none) %}
   {% if not execute %}
     {{ return("select 'added' as diff_type") }}
   {% endif %}
@@ -50,9 +53,11 @@
   {% set plan = table_diff._leaf_plan(spec, ranges, leaf_count) if selected_leaves < leaf_count
       else {'kind': 'none', 'leaf_count': leaf_count} %}
   {% set key_filter = table_diff._selected_key_ranges(spec, ranges, leaves_query) if selected_leaves < leaf_count else none %}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves, key_filter) %}
+  {#- With a changes track: only the data files that hold a selected leaf (ADR 0019). -#}
+  {% set files = table_diff._track_fetch_files(spec, file_hashes, leaves_query, {'source': source, 'target': target}) if file_hashes is not none else none %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves, key_filter, files) %}
   with
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan) }},
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan, files=files) }},
   td_leaves as ({{ leaves_query }}),
   {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view, key_filter) }}
   {{ table_diff._row_diff_select(spec, 'td_diff') }}

@@ -42,7 +42,7 @@
 {% endmacro %}
 
 
-{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves, key_filter=none) %}
+{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves, key_filter=none, files=none) %}
   {#-
     Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
     and nothing runs): one narrow pass (key, row hash, per-key row count; one shuffle of a few
@@ -52,7 +52,8 @@
     joined in full, as for sparse drift).
     `ranges_from`: the ranges as a FROM item (a relation, or `(query) as name`); `leaves_query`: a
     query of the selected `leaf_id`s; `key_filter`: the same leaves as key ranges, or none
-    (`_selected_key_ranges`). The view's query has no WITH clause on purpose: Spark does not
+    (`_selected_key_ranges`); `files`: with a changes track, the data files that hold the selected
+    leaves, per side (`_track_fetch_files`), or none. The view's query has no WITH clause on purpose: Spark does not
     substitute a cached view defined with CTEs into a query that has its own (the row diff's), and
     would silently recompute the narrow pass once per side.
   -#}
@@ -79,6 +80,9 @@
           select *, {{ table_diff._key_expr(spec, side) }} as __td_k
           from {{ table_diff._side_from(spec, side, relation) }}
           {{ table_diff._where(spec) }}
+          {%- if files and files[side]['where'] %}
+          {{ 'and' if spec['table_filter'] else 'where' }} {{ files[side]['where'] }}
+          {%- endif %}
         ) as r
         {%- if filtered %}
         {{ table_diff.leaf_join(plan, '(' ~ table_diff.leaf_table_sql(spec, ranges_from, plan) ~ ')', 'r.__td_k') }}

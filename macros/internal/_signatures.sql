@@ -27,9 +27,9 @@
 {%- endmacro %}
 
 
-{% macro _block_hashes_ctes(spec, source, target, ranges, plan, gate=none) %}
+{% macro _block_hashes_ctes(spec, source, target, ranges, plan, gate=none, files=none) %}
   {#- A pair's block CTEs: `_side_blocks_ctes` of its source and target. -#}
-  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, gate)) }}
+  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, gate, files)) }}
 {% endmacro %}
 
 

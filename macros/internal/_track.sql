@@ -225,3 +225,31 @@
     ) as l
   {% endif %}
 {% endmacro %}
+
+
+{% macro _track_fetch_files(spec, file_hashes, leaves_query, relations) %}
+  {#- The row fetch of a tracked pair: per side, the data files that hold a row of a selected leaf,
+      from this run's `file_hashes` (a file with no row in a leaf has no row for it there), as a
+      predicate on the file's path. A side is not filtered ('where' none) when it has no file
+      identity or more such files than `table_diff_track_max_files`. Rows read are the same as
+      without it (the leaf filter follows); on parquet, only those files are opened. -#}
+  {% do table_diff._require_run('row_diff', 'file_hashes', file_hashes, spec) %}
+  {% set max_files = var('table_diff_track_max_files', 1000) | int %}
+  {% set found = {'source': [], 'target': []} %}
+  {% set unknown = [] %}
+  {% for row in run_query("select distinct side, file_path from " ~ file_hashes ~ " where leaf_id in (" ~ leaves_query ~ ")").rows %}
+    {% if row[1] is none %}{% do unknown.append(row[0]) %}{% else %}{% do found[row[0]].append(row[1]) %}{% endif %}
+  {% endfor %}
+  {% set files = {} %}
+  {% for side in ['source', 'target'] %}
+    {% set identity = table_diff.file_identity(relations[side], spec['pins'][side]['format']) %}
+    {% set usable = identity is not none and side not in unknown and found[side] | length <= max_files %}
+    {% set i = identity or {'path': 'cast(null as string)', 'size': 'cast(null as bigint)', 'modified': 'cast(null as timestamp)'} %}
+    {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'],
+        'where': table_diff._in_list(i['path'], found[side]) if usable else none}}) %}
+    {% if usable %}
+      {% do log("table_diff.row_diff: " ~ spec[side] ~ ": " ~ found[side] | length ~ " data files hold the selected leaves (changes track)", info=true) %}
+    {% endif %}
+  {% endfor %}
+  {{ return(files) }}
+{% endmacro %}

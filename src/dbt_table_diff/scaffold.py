@@ -209,7 +209,9 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         f"{n}__row_diff.sql": header
         + "{{ table_diff.row_diff(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_split=ref('{n}__block_split'),\n"
-        + f"    source={opts.source},\n    target={opts.target}\n) }}}}\n",
+        + f"    source={opts.source},\n    target={opts.target}"
+        + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
+        + "\n) }}\n",
         f"{n}__summary.sql": header
         + "{{ table_diff.diff_summary(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_hashes=ref('{n}__block_hashes'),\n"

@@ -18,9 +18,9 @@ from dbt_table_diff.scaffold import PairOptions, write_pair
 
 ROWS = 2000
 # Hostile rows: NULLs in every column, NULL keys, a duplicate key, NaN and -0.0, decimals,
-# timestamps, unicode; REPARTITION spreads them over 4 files per side.
+# timestamps, unicode; 4 files per side in key order (a table appended to by key).
 BODY = f"""
-    select /*+ REPARTITION(4) */ * from (
+    select /*+ REPARTITION_BY_RANGE(4, id) */ * from (
       select
         id,
         if(id % 11 = 0, null, concat('v', id, 'ü')) as s,
@@ -171,8 +171,15 @@ def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_proje
     assert len(_data_files(p, "tp_target")) == 5
     before[0].unlink()
     spark.sql(f"refresh table `{schema}`.tp_target")
-    _build(p, pairs, tables)
+    # No key-range predicates (ADR 0010), so that only the file selection can spare reads.
+    _build(p, pairs, tables, "--vars", '{"table_diff_key_range_limit": 0}')
     s = _same_answers(p, "tp")
+    fetched, fetched_full = (
+        rows_scanned(spark, _compiled(p, f"{name}__row_diff"), scanned)
+        for name in ("tp", "tp_full")
+    )
+    assert fetched_full == s["rows_source"] + s["rows_target"]  # the untracked fetch reads all
+    assert 0 < fetched < fetched_full  # the tracked one: the files that hold a selected leaf
     assert not s["is_identical"] and s["rows_deleted"] > 100 and s["rows_added"] >= 1
     assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (1, 3)
     assert (s["track_files_hashed_source"], s["track_files_reused_source"]) == (0, 4)
