@@ -90,6 +90,13 @@ def _add_scaffold(sub) -> None:
         "the data files that changed since the last one",
     )
     pair.add_argument(
+        "--test",
+        action="store_true",
+        default=None,
+        help="add the test pair_matches on NAME__summary: `dbt build` of the pair fails when it "
+        "finds drift, with the row diff already built",
+    )
+    pair.add_argument(
         "--quick-check",
         choices=["auto", "true", "false"],
         help="whole-table signature before the per-block pass: auto (default: unless the last "
@@ -146,6 +153,7 @@ def _scaffold_pair(args) -> int:
         target_as_of=args.target_as_of,
         repair=args.repair,
         track=args.track,
+        test=args.test,
         quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
     )

@@ -56,6 +56,8 @@ class PairOptions:
     repair: str | None = None
     # Changes track (ADR 0019): NAME__file_hashes keeps per-file signatures between runs.
     track: bool | None = None
+    # A `pair_matches` test on NAME__summary: `dbt build` fails on drift with the diff built.
+    test: bool | None = None
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:

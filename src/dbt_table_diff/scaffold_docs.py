@@ -140,6 +140,16 @@ def _properties_yml(opts: PairOptions) -> str:
         row_diff.append((f"target__{c}", f"{c} on the target (NULL for deleted rows)."))
     row_diff_columns = _column_entries(row_diff)
     summary_columns = _column_entries(list(SUMMARY_COLUMNS))
+    summary_tests = (
+        "    data_tests:\n"
+        "      # Fails on any differing row (add max_added / max_deleted / max_modified /\n"
+        "      # max_duplicate_key_rows under arguments to allow some), read from the row diff.\n"
+        "      - table_diff.pair_matches:\n"
+        "          arguments:\n"
+        f"            row_diff: ref('{n}__row_diff')\n"
+        if opts.test
+        else ""
+    )
     return f"""version: 2
 
 # table_diff pair '{n}': {src} (source) vs {tgt} (target), key {", ".join(opts.primary_key)}.
@@ -236,5 +246,5 @@ models:
     description: >
       One-row summary of pair {n}: rows per side, blocks total and mismatched, added / deleted /
       modified / duplicate-key / NULL-key counts, whether the result is partial, run id.
-    columns:
+{summary_tests}    columns:
 {summary_columns}"""

@@ -319,3 +319,65 @@ def test_track_refuses_options_it_cannot_honour(track_project, options, message)
     text = run.log
     assert "invalid track 'True'" in text and message in text
     assert not p.table_exists("tv__file_hashes")
+
+
+def _test_result(run) -> tuple[str, int]:
+    """(status, failures) of the one pair_matches test of a dbt invocation."""
+    found = [
+        r for r in run.result.result.results if r.node.name.startswith("table_diff_pair_matches")
+    ]
+    assert len(found) == 1, [r.node.name for r in run.result.result.results]
+    return str(found[0].status), int(found[0].failures or 0)
+
+
+def test_pair_matches_fails_with_the_diff_built(track_project):
+    """The scaffold's `--test` (issue 29 point 5): the test on NAME__summary fails after the pair is
+    built, reading its row diff (nothing is skipped); limits as no_drift's; a partial run fails."""
+    p, spark, schema = track_project, track_project.spark, track_project.schema
+    spark.sql(f"drop table if exists `{schema}`.pm_source")
+    spark.sql(f"create table `{schema}`.pm_source using parquet as {BODY}")
+    spark.sql(f"drop table if exists `{schema}`.pm_target")
+    spark.sql(
+        f"create table `{schema}`.pm_target using parquet as select id, "
+        "if(id = 5, 'changed', s) as s, d, amount, ts from ("
+        + BODY
+        + ") where id is null or id != 9 "
+        "union all select 100000, 'new', 1.0d, 1.00, null"
+    )
+    tables = ["pm_source", "pm_target"]
+    pair = _pairs("pm", "pm_source", "pm_target", test=True)[0]
+    pairs_dir = p.root / "models" / "pairs"
+
+    def build(*extra: str):
+        shutil.rmtree(pairs_dir, ignore_errors=True)
+        write_pair(pair, pairs_dir)
+        (pairs_dir / "_gen__sources.yml").write_text(
+            f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
+            + "".join(f"      - name: {t}\n" for t in tables)
+        )
+        return p.run("build", "--select", "pairs", *extra)
+
+    run = build()
+    assert _test_result(run) == ("fail", 3)
+    assert "pm__summary: success" in run.describe()  # built, not skipped
+    diff = {(r["id"], r["diff_type"]) for r in spark.table(p.relation("pm__row_diff")).collect()}
+    assert diff == {(100000, "added"), (9, "deleted"), (5, "modified")}
+    assert "DIFFER: added: 1; deleted: 1; modified: 1" in run.log
+
+    # Limits as no_drift's, from the YAML the user edits: within them, the test passes.
+    yml = pairs_dir / "_pm__models.yml"
+    yml.write_text(
+        yml.read_text().replace(
+            "            row_diff: ref('pm__row_diff')\n",
+            "            row_diff: ref('pm__row_diff')\n            max_added: 1\n"
+            "            max_deleted: '0.1%'\n            max_modified: 1\n",
+        )
+    )
+    run = p.run("test", "--select", "pairs")
+    assert _test_result(run) == ("pass", 0) and "within limits" in run.log
+
+    # A partial run (max_diff_rows cut it short) is never a verdict.
+    pair = _pairs("pm", "pm_source", "pm_target", test=True, max_diff_rows=1)[0]
+    run = build()
+    assert _test_result(run) == ("fail", 1)
+    assert "the pair's last run is partial" in run.log
