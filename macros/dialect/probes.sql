@@ -75,9 +75,12 @@
       {'path', 'size', 'modified': SQL expressions over `_metadata`; 'selectable': whether a filter
       on the path makes Spark open only those files}. Parquet (and other plain file sources) prune
       files by a `_metadata.file_path IN (...)` filter; Delta's file index does not (it reads every
-      file and filters the rows), so there the track saves the grouping, not the read. None without
+      file and filters the rows), so there the track saves the grouping, not the read;
+      'first_row': a predicate true on the first row of each file, where the format numbers its
+      rows (parquet's `_metadata.row_index`), else none. None without
       `_metadata` (a view, Iceberg, a non-file source). -#}
   {% if table_diff.file_modified_at(relation) is none %}{{ return(none) }}{% endif %}
   {{ return({'path': '_metadata.file_path', 'size': '_metadata.file_size',
-             'modified': '_metadata.file_modification_time', 'selectable': format not in ['delta']}) }}
+             'modified': '_metadata.file_modification_time', 'selectable': format not in ['delta'],
+             'first_row': '_metadata.row_index = 0' if format == 'parquet' else none}) }}
 {% endmacro %}

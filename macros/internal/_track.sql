@@ -115,40 +115,52 @@
 {% macro _track_changes(spec, sides, previous, max_files) %}
   {#-
     Which files to hash and which stored signatures to drop, per side of `sides` ({side: {relation,
-    identity}}), from one listing query: each file's path, size, modification time and live row count
-    after table_filter (a Delta deletion vector lowers the count of a file it touches, so a delete
-    that rewrites no file is still seen). Reads no column of the data. Returns {side: {'hash': [paths],
-    'drop': [paths], 'files': n, 'reason': none or why the whole side is hashed}}.
+    identity}}), from one listing query joined once with the stored identities: each file's path,
+    size and modification time, read from the first row of each file where the format numbers its
+    rows (parquet, no table_filter: a filter on the row index, no grouping: about a quarter of a
+    hashing pass), else with its live row count after table_filter (a Delta deletion vector lowers
+    the count of a file it touches, so a delete that rewrites no file is still seen; a file with no
+    row passing the filter is not listed). Reads no data column (the filter's columns with a
+    table_filter). Returns {side: {'hash': [paths], 'drop': [paths], 'files': n, 'reason': none or
+    why the whole side is hashed}}.
   -#}
   {% set parts = [] %}
   {% for side, s in sides.items() %}
     {% set i = s['identity'] %}
-    {% do parts.append("select '" ~ side ~ "' as side, " ~ i['path'] ~ " as file_path, " ~ i['size'] ~ " as file_size, "
-        ~ i['modified'] ~ " as file_modified, count(*) as file_rows from " ~ table_diff._side_from(spec, side, s['relation'])
-        ~ " " ~ table_diff._where(spec) ~ " group by 1, 2, 3, 4") %}
+    {% set head = "select '" ~ side ~ "' as side, " ~ i['path'] ~ " as file_path, " ~ i['size'] ~ " as file_size, "
+        ~ i['modified'] ~ " as file_modified, " %}
+    {% set from_side = " from " ~ table_diff._side_from(spec, side, s['relation']) %}
+    {% if i.get('first_row') and not spec['table_filter'] %}
+      {% do parts.append(head ~ "cast(null as bigint) as file_rows" ~ from_side ~ " where " ~ i['first_row']) %}
+    {% else %}
+      {% do parts.append(head ~ "count(*) as file_rows" ~ from_side ~ " " ~ table_diff._where(spec) ~ " group by 1, 2, 3, 4") %}
+    {% endif %}
   {% endfor %}
-  {% set same = "l.side = p.side and l.file_path = p.file_path and l.file_size <=> p.file_size and l.file_modified <=> p.file_modified and l.file_rows = p.file_rows" %}
   {% set sql %}
     with listing as ({{ parts | join(' union all ') }}),
     stored as (
       select distinct side, file_path, file_size, file_modified, file_rows from {{ previous }}
       where {{ table_diff._in_list('side', sides.keys() | list) }}
-    ),
-    td_counts as (select side, count(*) as n from listing group by side)
-    select 'hash' as kind, l.side, l.file_path from listing as l left anti join stored as p on {{ same }}
-    union all
-    select 'drop' as kind, p.side, p.file_path from stored as p left anti join listing as l on {{ same }}
-    union all
-    select 'files' as kind, side, cast(n as string) from td_counts
+    )
+    select
+      case
+        when l.file_path is null then 'drop'
+        when p.file_path is null then 'hash'
+        when l.file_size <=> p.file_size and l.file_modified <=> p.file_modified
+             and (l.file_rows is null or l.file_rows = p.file_rows) then 'same'
+        else 'change'
+      end as kind,
+      coalesce(l.side, p.side) as side,
+      coalesce(l.file_path, p.file_path) as file_path
+    from listing as l full outer join stored as p on l.side = p.side and l.file_path = p.file_path
   {% endset %}
   {% set out = {} %}
   {% for side in sides %}{% do out.update({side: {'hash': [], 'drop': [], 'files': 0, 'reason': none}}) %}{% endfor %}
-  {% for row in run_query(sql).rows %}
-    {% if row[0] == 'files' %}
-      {% do out[row[1]].update({'files': row[2] | int}) %}
-    {% else %}
-      {% do out[row[1]][row[0]].append(row[2]) %}
-    {% endif %}
+  {% for kind, side, path in run_query(sql).rows %}
+    {% set o = out[side] %}
+    {% if kind != 'drop' %}{% do o.update({'files': o['files'] + 1}) %}{% endif %}
+    {% if kind in ['hash', 'change'] %}{% do o['hash'].append(path) %}{% endif %}
+    {% if kind in ['drop', 'change'] %}{% do o['drop'].append(path) %}{% endif %}
   {% endfor %}
   {% for side, o in out.items() %}
     {% if (o['hash'] | length) + (o['drop'] | length) > max_files %}
