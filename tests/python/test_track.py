@@ -335,13 +335,12 @@ def test_pair_matches_fails_with_the_diff_built(track_project):
     built, reading its row diff (nothing is skipped); limits as no_drift's; a partial run fails."""
     p, spark, schema = track_project, track_project.spark, track_project.schema
     spark.sql(f"drop table if exists `{schema}`.pm_source")
-    spark.sql(f"create table `{schema}`.pm_source using parquet as {BODY}")
+    unique = f"select * from ({BODY}) where id is not null and coalesce(s, '') != 'dup'"
+    spark.sql(f"create table `{schema}`.pm_source using parquet as {unique}")
     spark.sql(f"drop table if exists `{schema}`.pm_target")
     spark.sql(
         f"create table `{schema}`.pm_target using parquet as select id, "
-        "if(id = 5, 'changed', s) as s, d, amount, ts from ("
-        + BODY
-        + ") where id is null or id != 9 "
+        f"if(id = 5, 'changed', s) as s, d, amount, ts from ({unique}) where id != 9 "
         "union all select 100000, 'new', 1.0d, 1.00, null"
     )
     tables = ["pm_source", "pm_target"]
