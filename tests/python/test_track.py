@@ -7,6 +7,7 @@ new options, --full-refresh and an incomplete stored state re-hash everything.""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 from pathlib import Path
@@ -380,3 +381,48 @@ def test_pair_matches_fails_with_the_diff_built(track_project):
     run = build()
     assert _test_result(run) == ("fail", 1)
     assert "the pair's last run is partial" in run.log
+
+
+def test_track_on_a_partitioned_target_with_a_composite_key_and_a_view_as_source(track_project):
+    """A partition overwritten on the target: only its new files are hashed, the other partitions'
+    reused; a view as the source has no file identity and is hashed whole every run, said so."""
+    p, spark, schema = track_project, track_project.spark, track_project.schema
+    rows = (
+        "select region, seq, if(seq % 7 = 0, null, concat(region, '-', seq)) as v, "
+        "if(seq % 5 = 0, null, seq * 1.5d) as x "
+        "from (select explode(array('a', 'b', 'c')) as region) "
+        "cross join (select id as seq from range(300))"
+    )
+    spark.sql(f"drop view if exists `{schema}`.pv_source")
+    spark.sql(f"drop table if exists `{schema}`.pv_base")
+    spark.sql(f"create table `{schema}`.pv_base using parquet as {rows}")
+    spark.sql(f"create view `{schema}`.pv_source as select * from `{schema}`.pv_base")
+    spark.sql(f"drop table if exists `{schema}`.pv_target")
+    spark.sql(
+        f"create table `{schema}`.pv_target using parquet partitioned by (region) as "
+        f"select seq, v, x, region from ({rows})"
+    )
+    tables = ["pv_source", "pv_target"]
+    pairs = [
+        dataclasses.replace(o, primary_key=("region", "seq"))
+        for o in _pairs("pv", "pv_source", "pv_target")
+    ]
+    _build(p, pairs, tables)
+    s = _same_answers(p, "pv")
+    assert s["is_identical"] and s["track_hashed_whole_source"].startswith("no file identity")
+    files_ac = spark.sql(
+        f"select count(distinct _metadata.file_path) from `{schema}`.pv_target where region != 'b'"
+    ).first()[0]
+
+    spark.sql(
+        f"insert overwrite table `{schema}`.pv_target partition (region = 'b') "
+        f"select seq, if(seq = 42, 'changed', v) as v, x from ({rows}) where region = 'b'"
+    )
+    _build(p, pairs, tables)
+    s = _same_answers(p, "pv")
+    assert s["rows_modified"] == 1 and s["track_hashed_whole_source"].startswith("no file identity")
+    new_b = spark.sql(
+        f"select count(distinct _metadata.file_path) from `{schema}`.pv_target where region = 'b'"
+    ).first()[0]
+    assert s["track_hashed_whole_target"] is None
+    assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (new_b, files_ac)
