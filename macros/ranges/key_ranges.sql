@@ -63,16 +63,7 @@
   {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}
-  {% if spec['track'] %}
-    select
-      leaf_id,
-      leaf_id div {{ layout['leaves_per_block'] }} as block_id,
-      lower_bound,
-      lead(lower_bound) over (order by leaf_id) as upper_bound,
-      {{ spec_sql }} as spec,
-      {{ run_sql }} as run_id
-    from ({{ tracked['leaves_sql'] }}) as td_leaves
-  {% elif spec['strategy'] == 'hash' %}
+  {% if spec['strategy'] == 'hash' and not spec['track'] %}
     select
       leaf_id,
       leaf_id div {{ layout['leaves_per_block'] }} as block_id,
@@ -82,8 +73,9 @@
       {{ run_sql }} as run_id
     from (select explode(sequence(0, {{ layout['leaf_count'] - 1 }})) as leaf_id) as leaves
   {% else %}
+    {#- Sampled leaves, or a tracked pair's stored ones (any strategy: NULL bounds for hash). -#}
     with td_leaves as (
-      {{ table_diff._range_leaves_sql(spec, larger, larger_side, layout) }}
+      {{ tracked['leaves_sql'] if spec['track'] else table_diff._range_leaves_sql(spec, larger, larger_side, layout) }}
     )
 
     select

@@ -61,9 +61,9 @@ def _pairs(name: str, source: str, target: str, **options) -> list[PairOptions]:
     ]
 
 
-def _build(project, pairs: list[PairOptions], tables: list[str], *extra: str) -> None:
-    """Scaffold ``pairs`` (replacing earlier ones) over source ``gen`` (``tables``) and source
-    ``ice`` (the Iceberg table ti_target) and build them in one dbt run."""
+def _scaffold(project, pairs: list[PairOptions], tables: list[str]) -> Path:
+    """Scaffold ``pairs`` into models/pairs (replacing earlier ones) over source ``gen``
+    (``tables``) and source ``ice`` (the Iceberg table ti_target); the folder."""
     pairs_dir = project.root / "models" / "pairs"
     shutil.rmtree(pairs_dir, ignore_errors=True)
     for opts in pairs:
@@ -74,6 +74,12 @@ def _build(project, pairs: list[PairOptions], tables: list[str], *extra: str) ->
         + f"  - name: ice\n    schema: iceberg.{project.schema}\n"
         + "    tables:\n      - name: ti_target\n"
     )
+    return pairs_dir
+
+
+def _build(project, pairs: list[PairOptions], tables: list[str], *extra: str) -> None:
+    """``_scaffold`` them and build them in one dbt run, which must succeed."""
+    _scaffold(project, pairs, tables)
     project.run("build", "--select", "pairs", *extra).assert_success()
 
 
@@ -303,13 +309,7 @@ def test_track_refuses_options_it_cannot_honour(track_project, options, message)
             f"create table if not exists `{schema}`.{side} using parquet "
             "as select 1 as id, 'a' as s"
         )
-    pairs_dir = p.root / "models" / "pairs"
-    shutil.rmtree(pairs_dir, ignore_errors=True)
-    write_pair(_pairs("tv", "tv_source", "tv_target", **options)[0], pairs_dir)
-    (pairs_dir / "_gen__sources.yml").write_text(
-        f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
-        "      - name: tv_source\n      - name: tv_target\n"
-    )
+    _scaffold(p, _pairs("tv", "tv_source", "tv_target", **options)[:1], ["tv_source", "tv_target"])
     run = p.run("build", "--select", "pairs").assert_failure()
     text = run.log
     assert "invalid track 'True'" in text and message in text
@@ -342,14 +342,9 @@ def test_pair_matches_fails_with_the_diff_built(track_project):
     pair = _pairs("pm", "pm_source", "pm_target", test=True)[0]
     pairs_dir = p.root / "models" / "pairs"
 
-    def build(*extra: str):
-        shutil.rmtree(pairs_dir, ignore_errors=True)
-        write_pair(pair, pairs_dir)
-        (pairs_dir / "_gen__sources.yml").write_text(
-            f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
-            + "".join(f"      - name: {t}\n" for t in tables)
-        )
-        return p.run("build", "--select", "pairs", *extra)
+    def build():
+        _scaffold(p, [pair], tables)
+        return p.run("build", "--select", "pairs")
 
     run = build()
     assert _test_result(run) == ("fail", 3)
