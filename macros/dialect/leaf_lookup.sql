@@ -98,7 +98,8 @@
       relation (`td_bounds`, or a parenthesised query of `leaf_table_sql`); nothing for hash. -#}
   {%- if plan['kind'] in ['hash', 'none'] -%}{{ return('') }}{%- endif -%}
   {%- if plan['kind'] == 'grid' -%}
-    {{ return('left join ' ~ table ~ ' as td_g on td_g.__td_c = (least(greatest(cast(' ~ key_sql ~ ' as bigint), '
+    {%- set first = '(' ~ key_sql ~ ').k1' if plan.get('composite') else key_sql -%}
+    {{ return('left join ' ~ table ~ ' as td_g on td_g.__td_c = (least(greatest(cast(' ~ first ~ ' as bigint), '
         ~ table_diff.bigint_literal(plan['base']) ~ '), ' ~ table_diff.bigint_literal(plan['high']) ~ ') - ' ~ table_diff.bigint_literal(plan['base'])
         ~ ') div ' ~ plan['width'] ~ 'L') }}
   {%- endif -%}
@@ -131,11 +132,16 @@
   {#-
     One row per grid cell c (0 .. last_cell; cell c starts at base + c * width): `__td_first`, the
     number of bounds <= the cell's start (bounds of earlier cells, and one equal to the start), and
-    `__td_nb1..` the bounds strictly inside the cell, ascending (NULL where fewer).
+    `__td_nb1..` the bounds strictly inside the cell, ascending (NULL where fewer). A composite
+    key's cell is its first column's (`plan['composite']`): a bound whose first column equals the
+    cell's start may still exceed a key of that first column, so every bound of the cell is
+    inside it, compared whole, and `__td_first` counts the earlier cells' bounds only.
     Every cell comes from a union with the cell sequence (a NULL bound, counted by nothing), so no
     join is needed: one aggregate over at most leaves + 65536 rows, then one running sum.
   -#}
   {%- set base, w = table_diff.bigint_literal(plan['base']), plan['width'] ~ 'L' -%}
+  {%- set composite = plan.get('composite', false) -%}
+  {%- set first = 'lower_bound.k1' if composite else 'lower_bound' -%}
   select
     c as __td_c,
     cast(
@@ -148,14 +154,21 @@
     select
       c,
       count(b) as n,
+      {%- if composite %}
+      0 as at_start,
+      array_sort(collect_list(b)) as inside
+      {%- else %}
       count_if(b = {{ base }} + c * {{ w }}) as at_start,
       array_sort(collect_list(if(b > {{ base }} + c * {{ w }}, b, null))) as inside
+      {%- endif %}
     from (
-      select (cast(lower_bound as bigint) - {{ base }}) div {{ w }} as c, cast(lower_bound as bigint) as b
+      select (cast({{ first }} as bigint) - {{ base }}) div {{ w }} as c,
+        {{ 'lower_bound' if composite else 'cast(lower_bound as bigint)' }} as b
       from {{ ranges_from }}
       where leaf_id > 0
       union all
-      select explode(sequence(0L, {{ plan['last_cell'] }}L)) as c, cast(null as bigint) as b
+      select explode(sequence(0L, {{ plan['last_cell'] }}L)) as c,
+        cast(null as {{ plan['bound_type'] if composite else 'bigint' }}) as b
     ) as cell_bounds
     group by c
   ) as cells

@@ -70,13 +70,17 @@
   {#-
     How a row finds its leaf (ADR 0008), decided once per model from the ranges table:
     hash  : no table, `hash_bucket(key, leaf_count)`.
-    grid  : strategy range, one integral key column (the common surrogate key): the key's cell on a
-            uniform grid over the bounds' span (`(clamp(key) - base) div width`, exact bigint
-            arithmetic: the span is checked to stay below 2^61) is equi-joined, as a broadcast,
-            to `td_bounds`: one row per cell with the leaf of the cell's first key and the few
-            bounds inside the cell (at most 8, `inside`). A sum of comparisons, all compiled code:
+    grid  : strategy range, a key whose first column is integral (the common surrogate key, or
+            `(order_id, line)`): the first column's cell on a uniform grid over the bounds' span
+            (`(clamp(k1) - base) div width`, exact bigint arithmetic: the span is checked to
+            stay below 2^61) is equi-joined, as a broadcast, to `td_bounds`: one row per cell
+            with the leaf of the cell's first key and the few bounds inside the cell (at most 8,
+            `inside`), compared with the whole key. A sum of comparisons, all compiled code:
             measured 2.08x the floor against 2.21x for the search (10M rows, 4096 leaves;
-            ADR 0008 amendment: the grouping, not the lookup, is most of the rest).
+            ADR 0008 amendment: the grouping, not the lookup, is most of the rest); on a
+            composite key the search's lambda runs interpreted, 4x the grid (ADR 0008, third
+            amendment). `composite`: bounds whose first column equals a cell's start are inside
+            the cell (compared whole), and no bound may have a NULL first column.
     search: any other key: a binary search over the padded bounds (`leaf_expr`).
     `introspect` false (ranges given as a CTE, as no_drift does): search or hash, no query.
     Both exact ways give every key the same leaf, so models of one pair may differ in the way.
@@ -87,24 +91,28 @@
     {{ return({'kind': 'hash', 'leaf_count': leaf_count}) }}
   {% endif %}
   {% set search = {'kind': 'search', 'leaf_count': leaf_count, 'steps': table_diff._search_steps(leaf_count)} %}
-  {% if not introspect or leaf_count < 2 or spec['key'] | length != 1
+  {% if not introspect or leaf_count < 2
         or table_diff._type_family(spec['key'][0]['type']) != 'integral' %}
     {{ return(search) }}
   {% endif %}
-  {% set span = run_query("select min(lower_bound), max(lower_bound) from " ~ ranges ~ " where leaf_id > 0").rows[0] %}
-  {% if span[0] is none %}{{ return(search) }}{% endif %}
+  {% set composite = spec['key'] | length > 1 %}
+  {% set first = 'lower_bound.k1' if composite else 'lower_bound' %}
+  {% set span = run_query("select min(" ~ first ~ "), max(" ~ first ~ "), count_if(" ~ first ~ " is null) from "
+      ~ ranges ~ " where leaf_id > 0").rows[0] %}
+  {% if span[0] is none or span[2] | int > 0 %}{{ return(search) }}{% endif %}
   {% set high = span[1] | int %}
   {% set base = (span[0] | int) - 1 %}
   {% if base <= -(2 ** 63) or high - base > 2 ** 61 %}{{ return(search) }}{% endif %}
   {% set cells = [leaf_count * 4, 65536] | min %}
   {% set width = [(high - base + cells - 1) // cells, 1] | max %}
-  {% set cell = "(cast(lower_bound as bigint) - " ~ table_diff.bigint_literal(base) ~ ") div " ~ width ~ "L" %}
+  {% set cell = "(cast(" ~ first ~ " as bigint) - " ~ table_diff.bigint_literal(base) ~ ") div " ~ width ~ "L" %}
   {% set inside = run_query("select coalesce(max(n), 0) from (select count(*) as n from " ~ ranges
-      ~ " where leaf_id > 0 and cast(lower_bound as bigint) > " ~ table_diff.bigint_literal(base) ~ " + (" ~ cell ~ ") * " ~ width
+      ~ " where leaf_id > 0 and cast(" ~ first ~ " as bigint) " ~ (">=" if composite else ">") ~ " " ~ table_diff.bigint_literal(base) ~ " + (" ~ cell ~ ") * " ~ width
       ~ "L group by " ~ cell ~ ") as c").rows[0][0] | int %}
   {% if inside > 8 %}{{ return(search) }}{% endif %}
   {{ return({'kind': 'grid', 'leaf_count': leaf_count, 'base': base, 'high': high, 'width': width,
-             'last_cell': (high - base) // width, 'inside': inside}) }}
+             'last_cell': (high - base) // width, 'inside': inside, 'composite': composite,
+             'bound_type': table_diff._key_type(spec)}) }}
 {% endmacro %}
 
 

@@ -639,6 +639,22 @@ LEAF_KEY_SETS = {
         "select id * 3074457345618258 as k from range(-3000, 3000) "
         "union all select -9223372036854775807 union all select 9223372036854775807",
     ),
+    # (order, line) as TPC-H's lineitem: the grid on the first column, bounds compared whole
+    # inside a cell (several share a first column), NULL second columns and NULL first columns
+    "composite_order_line": (
+        "bigint,int",
+        "grid",
+        "select id div 4 as k1, cast(pmod(id, 4) + 1 as int) as k2 from range(6000) "
+        "union all select id * 8, cast(null as int) from range(60) "
+        "union all select cast(null as bigint), cast(id as int) from range(5)",
+    ),
+    # many keys with a NULL first column: bounds with a NULL first column, so no grid
+    "composite_null_first": (
+        "bigint,int",
+        "search",
+        "select cast(null as bigint) as k1, cast(id as int) as k2 from range(1500) "
+        "union all select id, 1 from range(1500)",
+    ),
 }
 
 
@@ -648,15 +664,24 @@ def test_every_row_lands_in_the_leaf_its_key_range_names(diff_project, key_set):
     every row (NULL keys included) to the leaf whose [lower_bound, upper_bound) holds its key.
     A leaf function that were wrong but the same on both sides would still give a correct diff,
     which is why the oracle test alone cannot catch it."""
-    key_type, way, keys_sql = LEAF_KEY_SETS[key_set]
+    key_types, way, keys_sql = LEAF_KEY_SETS[key_set]
     spark, schema = diff_project.spark, diff_project.schema
     src, tgt = f"leaf_{key_set}_source", f"leaf_{key_set}_target"
-    body = (
-        f"select cast(k as {key_type}) as k, concat('v', k) as v from ({keys_sql}) as keys "
-        f"union all select cast(null as {key_type}), 'null key' "
-        "distribute by pmod(xxhash64(k, 'disk'), 3) sort by xxhash64(k, 'order')"
+    names = ["k"] if "," not in key_types else [f"k{i + 1}" for i in range(2)]
+    typed = ", ".join(
+        f"cast({n} as {t}) as {n}" for n, t in zip(names, key_types.split(","), strict=True)
     )
-    for table, change in ((src, ""), (tgt, " where k is null or pmod(k, 7) != 3")):
+    nulls = ", ".join(f"cast(null as {t})" for t in key_types.split(","))
+    k = ", ".join(names)
+    fields = ", ".join(f"'{n}', t.{n}" for n in names)
+    key = f"t.{names[0]}" if len(names) == 1 else f"named_struct({fields})"
+    body = (
+        f"select {typed}, concat('v', {k}) as v from ({keys_sql}) as keys "
+        f"union all select {nulls}, 'null key' "
+        f"distribute by pmod(xxhash64({k}, 'disk'), 3) sort by xxhash64({k}, 'order')"
+    )
+    first = names[0]
+    for table, change in ((src, ""), (tgt, f" where {first} is null or pmod({first}, 7) != 3")):
         spark.sql(f"drop table if exists `{schema}`.{table}")
         spark.sql(
             f"create table `{schema}`.{table} using parquet as select * from ({body}){change}"
@@ -669,7 +694,7 @@ def test_every_row_lands_in_the_leaf_its_key_range_names(diff_project, key_set):
                 name=name,
                 source=f"source('gen', '{src}')",
                 target=f"source('gen', '{tgt}')",
-                primary_key=("k",),
+                primary_key=tuple(names),
                 compare_unit_size=10,
             )
         ],
@@ -686,10 +711,10 @@ def test_every_row_lands_in_the_leaf_its_key_range_names(diff_project, key_set):
         want = {
             (r[0], r[1])
             for r in spark.sql(
-                f"select leaf_id, count(*) from (select t.k, max(r.leaf_id) as leaf_id "
+                f"select leaf_id, count(*) from (select {key} as key, max(r.leaf_id) as leaf_id "
                 f"from `{schema}`.{table} as t join {ranges} as r "
-                "on r.lower_bound is null or r.lower_bound <= t.k "
-                "group by t.k) as x group by leaf_id"
+                f"on r.lower_bound is null or r.lower_bound <= {key} "
+                "group by 1) as x group by leaf_id"
             ).collect()
         }
         # one NULL key row: the join above gives it leaf 0 (only leaf 0 has a NULL lower bound)
@@ -705,6 +730,6 @@ def test_every_row_lands_in_the_leaf_its_key_range_names(diff_project, key_set):
         f"select count(*) from {diff_project.relation(name + '__row_diff')}"
     ).first()[0]
     expected_deleted = spark.sql(
-        f"select count(*) from `{schema}`.{src} where pmod(k, 7) = 3"
+        f"select count(*) from `{schema}`.{src} where pmod({first}, 7) = 3"
     ).first()[0]
     assert modified_or_deleted == expected_deleted, key_set
