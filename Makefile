@@ -6,6 +6,7 @@
 #   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (once; `make test` does it)
 #   make browser      install Debian's chromium for the report's browser test (as root; `make test` does it)
 #   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), about an hour
+#   make bench-tpch   TPC-H lineitem (bench/tpch.py, tpchgen-cli; TPCH_ARGS=...), about 40 minutes
 #   make clean        build output and local Spark state; `make distclean` also drops .venv
 #
 # Spark state (Derby metastore + warehouse) lives under integration_tests/.spark/<purpose>/.
@@ -37,7 +38,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export SPARK_CONF_DIR := $(CURDIR)/spark-conf
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: help check-java venv lakehouse-jars browser bench demo test lint lint-python lint-sql pytest integration clean distclean
+.PHONY: help check-java venv lakehouse-jars browser bench bench-tpch demo test lint lint-python lint-sql pytest integration clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -88,6 +89,11 @@ BENCH_ARGS ?= --rows 1000000,10000000 --k 0,100,1% --reps 3 \
 bench: check-java venv
 	$(PIP) install -q -r bench/requirements.txt
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+TPCH_ARGS ?= --sf 1 --drift 0,0.01%,0.1%,1% --reps 3 --e2e-reps 3
+bench-tpch: check-java venv
+	$(PIP) install -q -r bench/requirements.txt
+	$(BIN)/python bench/tpch.py $(TPCH_ARGS)
 
 # Order matters (serial): cheap checks first; the SQL lint compiles models against the warehouse
 # the integration build just filled (introspective macros need the upstream tables).

@@ -6,13 +6,13 @@
   exact up to 2^31 rows per leaf, under ANSI on or off). Coarser block signatures are sums of these,
   so the split step needs no further scan.
 
-  Quick check (the pair's `quick_check`, ADR 0009): first one whole-table signature per side, the
-  same quantities with no leaf and no grouping (the grouping is what makes the leaf pass dear).
-  When the sides agree the result is those two rows (leaf_id NULL) and the leaf pass never runs:
-  it is cross joined to a one-row "drifted" relation that is then empty, which Spark's adaptive
-  execution turns into an empty relation before scanning. When they differ the leaf rows follow
-  as usual, one pass later. 'auto' skips the quick check when this model's last result says the
-  sides differed, since drift tends to persist from run to run.
+  Quick check (the pair's `quick_check`, ADR 0009): instead of the leaves, one whole-table
+  signature per side, the same quantities with no leaf and no grouping (the grouping is what makes
+  the leaf pass dear). The result is those two rows (leaf_id NULL). When they agree, the pair is
+  identical; when they differ, no leaf pass follows (it would be a third read of each table with
+  the row diff: ADR 0020): the split makes every block a unit and the row diff joins the full rows
+  of both sides in one read. 'auto' skips the quick check when this model's last result says the
+  sides differed, since drift tends to persist from run to run: the next run groups leaves.
 -#}
 {% macro block_hashes(ranges, source, target, file_hashes=none) %}
   {% do table_diff._require_relation('block_hashes', 'ranges', ranges) %}
@@ -53,18 +53,14 @@
     {{ table_diff._sql_string(spec['run_id']) }} as run_id,
     timestamp {{ table_diff._sql_string(started_at) }} as started_at
   from (
-  with
   {% if quick %}
-  {{ table_diff._whole_signature_ctes(spec, source, target) }},
-  {% endif %}
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, table_diff._leaf_plan(spec, ranges, leaf_count),
-      gate='td_drifted' if quick else none) }}
+  {{ table_diff._whole_signature_sql(spec, source, target) }}
+  {% else %}
+  with
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, table_diff._leaf_plan(spec, ranges, leaf_count)) }}
   select * from source_blocks
   union all
   select * from target_blocks
-  {% if quick %}
-  union all
-  select w.* from td_whole as w cross join td_gate as g where not g.drifted
   {% endif %}
   ) as u
 {% endmacro %}
@@ -94,35 +90,6 @@
   {% endif %}
   {{ return(true) }}
 {% endmacro %}
-
-
-{% macro _whole_signature_ctes(spec, source, target) %}
-  {#- CTEs `td_whole` (per side: one row shaped like a leaf's, leaf_id NULL, over the whole
-      filtered table), `td_gate` (one row: do the sides differ?) and `td_drifted` (that row only
-      when they differ; the leaf pass is cross joined to it). -#}
-  td_whole as (
-    {{ table_diff._whole_signature_sql(spec, source, target) }}
-  ),
-
-  td_gate as (
-    {#- Every column of td_whole, even those implied by the others (equal sides have equal NULL-key
-        counts): the gate and the final union then read the same pruned td_whole, one exchange
-        that Spark reuses. Comparing fewer columns left two differently pruned copies, read twice
-        each on a session with Delta's SQL extension (stop 33). -#}
-    select
-      not (
-        s.n_rows = t.n_rows and s.n_keys = t.n_keys and s.n_null_key_rows = t.n_null_key_rows
-        and s.h1_hi = t.h1_hi and s.h1_lo = t.h1_lo
-        and s.h2_hi = t.h2_hi and s.h2_lo = t.h2_lo
-      ) as drifted
-    from td_whole as s cross join td_whole as t
-    where s.side = 'source' and t.side = 'target'
-  ),
-
-  td_drifted as (
-    select drifted from td_gate where drifted
-  )
-{%- endmacro %}
 
 
 {% macro _tracked_block_hashes(spec, ranges, file_hashes) %}

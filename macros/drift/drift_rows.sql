@@ -51,7 +51,11 @@
   {% set label = source ~ " vs " ~ target %}
   {#- The common case of a test is a pass: one whole-table signature per side (row count and the
       exact sums of both 64-bit row hashes, as a block's), with no per-block grouping and no leaf
-      to compute. Equal: identical, done. With check_duplicate_keys the blocks must be counted. -#}
+      to compute. Equal: identical, done. Different: no block pass follows (it would make the row
+      diff a third read of each table, ADR 0020); the row diff reads every row once. With
+      check_duplicate_keys the blocks must be counted. -#}
+  {% set started_at = table_diff._run_started_at() %}
+  {% set whole_rows = none %}
   {% if quick_check and not spec.get('check_duplicate_keys') %}
     {% set whole = {} %}
     {% for row in run_query(table_diff._whole_signature_sql(spec, source, target)).rows %}
@@ -64,7 +68,15 @@
       {% do table_diff._note_drift_history(spec, 'completed', whole['source'][0], whole['target'][0], none, 0, none) %}
       {{ return(table_diff._row_diff_select(spec, none)) }}
     {% endif %}
+    {% set whole_rows = [whole['source'][0], whole['target'][0]] %}
   {% endif %}
+  {% if whole_rows is not none %}
+    {#- One block, the whole table, differs: every row is compared, none needs a leaf. -#}
+    {% set leaf_count = 1 %}
+    {% set leaf_plan = {'kind': 'none', 'leaf_count': 1} %}
+    {% set ranges_cte, ranges_from = '', '' %}
+    {% set sig = whole_rows + [1, '0'] %}
+  {% else %}
   {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% set layout = plan['layout'] %}
   {% set leaf_count = layout['leaf_count'] %}
@@ -102,7 +114,6 @@
       coalesce(array_join(collect_list(if(differs, cast(leaf_id as string), null)), ','), '') as leaf_ids
     from td_cmp
   {% endset %}
-  {% set started_at = table_diff._run_started_at() %}
   {% set sig = run_query(signatures_sql).rows[0] %}
   {% if (sig[2] | int) == 0 %}
     {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ sig[0] ~ " rows each side, "
@@ -110,14 +121,15 @@
     {% do table_diff._note_drift_history(spec, 'completed', sig[0], sig[1], leaf_count, 0, none) %}
     {{ return(table_diff._row_diff_select(spec, none)) }}
   {% endif %}
-
-  {% set leaves_query = "select explode(array(" ~ sig[3] ~ ")) as leaf_id" %}
-  {#- Dense drift (var table_diff_dense_leaf_share): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
   {% set ranges_from %}
     {%- if spec['strategy'] == 'range' -%}
     ({{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}) as td_ranges
     {%- endif -%}
   {% endset %}
+  {% endif %}
+
+  {% set leaves_query = "select explode(array(" ~ sig[3] ~ ")) as leaf_id" %}
+  {#- Dense drift (var table_diff_dense_leaf_share): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
   {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges_from, leaf_plan,
       leaves_query, sig[2] | int) %}
   {% set rows_sql %}
@@ -139,7 +151,8 @@
       ~ names['source'] ~ "), " ~ counts['modified'] ~ " modified, "
       ~ counts['duplicate_key'] ~ " duplicate-key rows"
       ~ (" (stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ": there may be more)" if total >= spec['max_diff_rows'] else "")
-      ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ sig[2] ~ " of " ~ leaf_count ~ " blocks differ."
+      ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ ("whole-table signatures differ, every row compared." if whole_rows is not none
+          else sig[2] ~ " of " ~ leaf_count ~ " blocks differ.")
       ~ " The failing rows carry diff_type and changed_columns; `dbt test --store-failures` keeps them in a table.", info=true) %}
   {#- The rows were read a second time: a side written since the leaf pass would give a mixture of
       two states (ADR 0011). Checked by a count-like query per side; an error, never a verdict. -#}

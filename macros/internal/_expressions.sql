@@ -78,9 +78,9 @@
             `inside`), compared with the whole key. A sum of comparisons, all compiled code:
             measured 2.08x the floor against 2.21x for the search (10M rows, 4096 leaves;
             ADR 0008 amendment: the grouping, not the lookup, is most of the rest); on a
-            composite key the search's lambda runs interpreted, 4x the grid (ADR 0008, third
-            amendment). `composite`: bounds whose first column equals a cell's start are inside
-            the cell (compared whole), and no bound may have a NULL first column.
+            composite key the search's lambda runs interpreted, 4x the grid (ADR 0020).
+            `composite`: bounds whose first column equals a cell's start are inside the cell
+            (compared whole), and no bound may have a NULL first column.
     search: any other key: a binary search over the padded bounds (`leaf_expr`).
     `introspect` false (ranges given as a CTE, as no_drift does): search or hash, no query.
     Both exact ways give every key the same leaf, so models of one pair may differ in the way.
@@ -116,10 +116,9 @@
 {% endmacro %}
 
 
-{% macro _leaf_hint(plan, gate=none) %}
-  {#- The select hint that keeps the grid join a broadcast (a sort-merge join of the grid costs 3x),
-      and the quick check's gate one (its cross join must not become a cartesian product). -#}
-  {%- set names = (['td_g'] if plan['kind'] == 'grid' else []) + ([gate] if gate else []) -%}
+{% macro _leaf_hint(plan) %}
+  {#- The select hint that keeps the grid join a broadcast (a sort-merge join of the grid costs 3x). -#}
+  {%- set names = ['td_g'] if plan['kind'] == 'grid' else [] -%}
   {{ return(table_diff.broadcast_hint(names)) }}
 {% endmacro %}
 

@@ -3,12 +3,12 @@
 
 {% macro _dense_leaf_share(macro_name='row_diff') %}
   {#- Share of leaves selected from which the row diff first finds the differing keys on a narrow
-      (key, row hash) projection, then fetches only their rows. Default 0.5: at 10M rows and 1%
-      drift (every leaf selected) the row diff took 40 s this way against 45 s joining the full
-      rows; with few leaves selected the full-row join of those leaves reads less (ADR 0007). The
-      var `table_diff_dense_leaf_share` overrides it (0 = always, 2 = never); the property test
-      runs every path. -#}
-  {{ return(table_diff._number_var(macro_name, 'table_diff_dense_leaf_share', 0.5, 0)) }}
+      (key, row hash) projection, then fetches only their rows: a third read of each table after
+      the block pass. Default 2 = never (ADR 0020: no run reads a table more than twice); the
+      narrow path measured 10-15% faster on local disks at dense drift (ADR 0007), so the var
+      `table_diff_dense_leaf_share` still turns it on (0 = always, 0.5 = from half the leaves);
+      the property test runs every path. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_dense_leaf_share', 2, 0)) }}
 {% endmacro %}
 
 

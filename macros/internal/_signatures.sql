@@ -27,23 +27,22 @@
 {%- endmacro %}
 
 
-{% macro _block_hashes_ctes(spec, source, target, ranges, plan, gate=none, files=none) %}
+{% macro _block_hashes_ctes(spec, source, target, ranges, plan, files=none) %}
   {#- A pair's block CTEs: `_side_blocks_ctes` of its source and target. -#}
-  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, gate, files)) }}
+  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, files)) }}
 {% endmacro %}
 
 
-{% macro _side_blocks_ctes(spec, relations, ranges, plan, gate=none, files=none) %}
+{% macro _side_blocks_ctes(spec, relations, ranges, plan, files=none) %}
   {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures)
       for each [side, relation] of `relations`: two for a pair, three for a merge (ADR 0014), all on
-      one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`). `gate`: a CTE of at most one
-      row the rows are cross joined to (broadcast), so that no row is read when it is empty.
+      one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`).
       `files` (the changes track, ADR 0019): {side: {'path', 'size', 'modified': expressions, 'where':
       a predicate on them or none}}: signatures per leaf and data file, of the files it selects. -#}
   {{ table_diff._bounds_ctes(spec, ranges, plan) }},
   {% for side, relation in relations %}
   {{ side }}_leafed as (
-    select {{ table_diff._leaf_hint(plan, gate) }}
+    select {{ table_diff._leaf_hint(plan) }}
       r.*,
       {{ table_diff.leaf_expr(spec, '__td_k', plan) }} as __td_leaf,
       {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
@@ -62,9 +61,6 @@
       {%- endif %}
     ) as r
     {{ table_diff.leaf_join(plan, 'td_bounds', 'r.__td_k') }}
-    {%- if gate %}
-    cross join {{ gate }}
-    {%- endif %}
   ),
 
   {{ side }}_blocks as (

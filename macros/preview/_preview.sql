@@ -8,8 +8,10 @@
     - the row count for the layout, when no side can be sized (`_estimate_sides`), on the first side;
     - the key sample (strategy range), on the larger side, key columns only (key_ranges);
     - the whole-table signature (quick check), each side (block_hashes);
-    - the leaf signatures, each side, unless the quick check found the sides identical (same query);
-    - the narrow key/hash pass, each side, dense drift only (row_diff's cached differing keys);
+    - the leaf signatures, each side, without the quick check (with it, drift sends the row diff
+      over every row: no leaf pass, ADR 0020);
+    - the narrow key/hash pass, each side, dense drift without the quick check only (row_diff's
+      cached differing keys; off by default since ADR 0020);
     - the row fetch, each side, when anything differs (row_diff; on few key ranges it may read only
       some row groups or partitions: ADR 0010);
     - the change check, a count-like query on each side that is not pinned to a version and has
@@ -31,8 +33,8 @@
           ('layout row count', [planned['counted_side']] if planned['counted_side'] else []),
           ('key sample', [planned['larger_side']] if spec['strategy'] == 'range' else []),
           ('whole-table signature', ['source', 'target'] if quick else []),
-          ('leaf signatures', ['source', 'target'] if drifted or not quick else []),
-          ('narrow key/hash pass', ['source', 'target'] if case == 'drifted_dense' else []),
+          ('leaf signatures', ['source', 'target'] if not quick else []),
+          ('narrow key/hash pass', ['source', 'target'] if case == 'drifted_dense' and not quick else []),
           ('row fetch', ['source', 'target'] if drifted else []),
           ('change check', ['source', 'target'] | select('in', table_diff._preview_checked_sides(report)) | list if drifted else []),
       ] %}
@@ -175,7 +177,8 @@
   {% set p = report['passes'] %}
   {% do lines.append("  passes over the data, source + target (quick_check " ~ report['quick_check'] ~ ": it runs " ~ p['quick_check_runs'] ~ "):") %}
   {% do lines.append("    " ~ "%-44s%-22s%s" | format('case', 'with quick check', 'without')) %}
-  {% set labels = {'identical': 'identical', 'drifted_sparse': 'drifted, fewer than ' ~ report['dense_leaves'] ~ ' leaves differ',
+  {% set labels = {'identical': 'identical', 'drifted_sparse': 'drifted' if report['dense_leaves'] > l['leaf_count']
+                       else 'drifted, fewer than ' ~ report['dense_leaves'] ~ ' leaves differ',
                    'drifted_dense': 'drifted, ' ~ report['dense_leaves'] ~ ' or more leaves differ'} %}
   {% for case in ['identical', 'drifted_sparse', 'drifted_dense'] %}
     {% set cells = [] %}

@@ -58,6 +58,9 @@ class UnitReason(str, Enum):
     MISMATCH = "mismatch"
     DUPLICATE_KEYS = "duplicate_keys"
     MISMATCH_AND_DUPLICATE_KEYS = "mismatch+duplicate_keys"
+    # The quick check found the sides different and no leaf was grouped (at most two reads of a
+    # table per run, ADR 0020): every level-0 block is a unit, its rows unknown.
+    WHOLE_TABLE = "whole_table"
 
 
 class Status(str, Enum):

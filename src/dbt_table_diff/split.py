@@ -1,8 +1,10 @@
 """Recursive block split: the Python step of a two-way diff pipeline.
 
 ``block_hashes`` holds one signature per (side, leaf): row count, distinct keys, NULL-key rows and
-four 32-bit-split hash sums; or, when the pair's quick check found the sides identical, one
-whole-table signature per side (``leaf_id`` NULL) and nothing to split. Signatures are additive,
+four 32-bit-split hash sums; or, when the pair's quick check ran, one whole-table signature per
+side (``leaf_id`` NULL): equal, nothing to split; different, every level-0 block is a compare unit
+(reason ``whole_table``, rows unknown), so that the row diff is the run's second and last read of
+each table (ADR 0020). Signatures are additive,
 so the signature of any coarser block is the sum over its leaves, and the whole tree ``B0 * f^D``
 can be walked on the driver with no further scan of either table. Only block summaries reach the
 driver (at most ``2 * leaf_count`` rows, bounded by the layout, independent of table size).
@@ -61,8 +63,8 @@ class Unit:
     level0_block_id: int
     leaf_lo: int
     leaf_hi: int
-    source_rows: int
-    target_rows: int
+    source_rows: int | None  # None: not known (a whole_table unit)
+    target_rows: int | None
     reason: str
 
 
@@ -107,6 +109,7 @@ def plan_units(
     split_factor: int,
     depth: int,
     compare_unit_size: int,
+    block_count: int = 1,
     log: Callable[[str], None] = _default_log,
     label: str = "",
 ) -> list[Unit]:
@@ -132,28 +135,48 @@ def plan_units(
             whole[side] = sig
         else:
             per_side[side][int(row["leaf_id"])] = sig
+
+    def span(level: int) -> int:
+        return split_factor ** (depth - level)
+
     if whole:
-        # The quick check's result: written only when both sides' whole-table signatures agree.
-        if set(whole) != {"source", "target"} or whole["source"].key() != whole["target"].key():
+        # The quick check's result: one whole-table signature per side, and no leaf rows.
+        if set(whole) != {"source", "target"}:
             raise ValueError(
-                "table_diff.block_split: block_hashes holds whole-table signatures (leaf_id "
-                "NULL) that do not agree; only table_diff.block_hashes' quick check writes them, "
-                "and only for identical sides. "
-                "Rebuild it: dbt build --select <pair>__block_hashes+."
+                "table_diff.block_split: block_hashes holds a whole-table signature (leaf_id "
+                f"NULL) for {sorted(whole)} only; table_diff.block_hashes' quick check writes one "
+                "per side. Rebuild it: dbt build --select <pair>__block_hashes+."
             )
         if per_side["source"] or per_side["target"]:
             raise ValueError(
                 "table_diff.block_split: block_hashes mixes whole-table (leaf_id NULL) and "
                 "per-leaf rows. Rebuild it: dbt build --select <pair>__block_hashes+."
             )
+        s, t = whole["source"], whole["target"]
+        if s.key() == t.key():
+            log(
+                f"table_diff split{(' ' + label) if label else ''}: identical by whole-table "
+                f"signature ({s.n_rows} rows each side): nothing to split"
+            )
+            return []
         log(
-            f"table_diff split{(' ' + label) if label else ''}: identical by whole-table "
-            f"signature ({whole['source'].n_rows} rows each side): nothing to split"
+            f"table_diff split{(' ' + label) if label else ''}: whole-table signatures differ "
+            f"({s.n_rows} source rows, {t.n_rows} target rows) and no leaf was grouped: every "
+            f"block is a compare unit, compared by the row diff in one read of each side"
         )
-        return []
-
-    def span(level: int) -> int:
-        return split_factor ** (depth - level)
+        return [
+            Unit(
+                level=0,
+                block_id=block,
+                level0_block_id=block,
+                leaf_lo=block * span(0),
+                leaf_hi=(block + 1) * span(0) - 1,
+                source_rows=None,
+                target_rows=None,
+                reason=UnitReason.WHOLE_TABLE.value,
+            )
+            for block in range(block_count)
+        ]
 
     def signature(side: str, level: int, block: int) -> _Sig:
         total = _Sig()
@@ -215,7 +238,10 @@ def select_units(units: list[Unit], max_diff_rows: int) -> list[bool]:
         take = certain < max_diff_rows
         selected.append(take)
         if take:
-            certain += max(1, abs(unit.source_rows - unit.target_rows))
+            if unit.source_rows is None or unit.target_rows is None:
+                certain += 1
+            else:
+                certain += max(1, abs(unit.source_rows - unit.target_rows))
     return selected
 
 
@@ -241,6 +267,7 @@ def block_split(session, ranges, block_hashes, *, log: Callable[[str], None] = _
         split_factor=spec.split_factor,
         depth=spec.layout.depth,
         compare_unit_size=spec.compare_unit_size,
+        block_count=spec.layout.block_count,
         log=log,
         label=spec.label,
     )

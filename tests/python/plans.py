@@ -40,3 +40,39 @@ def rows_scanned(spark, compiled_sql: str, tables: tuple[str, ...]) -> int:
 
     visit(df._jdf.queryExecution().executedPlan())
     return total
+
+
+def full_reads(spark, tables: dict[str, int], key_columns: set[str], run) -> dict[str, float]:
+    """Call ``run()`` (a dbt invocation on this session); for each table of ``tables`` (name ->
+    its row count), how many times the SQL executions it started read the table in full: rows
+    produced by its file scans that read a column outside ``key_columns``, over its rows. Scans
+    of the key alone (the key sample) and of cached views are not reads of the table. From the
+    SQL status store (the final adaptive plans, each execution's own metrics)."""
+    import re
+
+    store = spark._jsparkSession.sharedState().statusStore()
+    before = {store.executionsList().apply(i).executionId() for i in range(store.executionsCount())}
+    run()
+    rows = dict.fromkeys(tables, 0)
+    executions = store.executionsList()
+    for i in range(executions.size()):
+        eid = executions.apply(i).executionId()
+        if eid in before:
+            continue
+        values = store.executionMetrics(eid)
+        nodes = store.planGraph(eid).allNodes()
+        for j in range(nodes.size()):
+            node = nodes.apply(j)
+            m = re.match(r"FileScan \w+ (\S+?)\[([^\]]*)\]", node.desc())
+            if not m:
+                continue
+            table = next((t for t in tables if m.group(1).endswith(t)), None)
+            columns = {re.sub(r"#\d+\w*$", "", c) for c in m.group(2).split(",") if c}
+            if table is None or columns <= key_columns:
+                continue
+            for k in range(node.metrics().size()):
+                metric = node.metrics().apply(k)
+                value = values.get(metric.accumulatorId())
+                if metric.name() == "number of output rows" and value.isDefined():
+                    rows[table] += int(value.get().replace(",", ""))
+    return {t: rows[t] / n for t, n in tables.items()}

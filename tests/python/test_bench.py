@@ -300,3 +300,37 @@ def test_merge_case_end_to_end(spark, tmp_path):
     }
     text = report.report(args, [result], [])
     assert "## Three-way merge" in text and "merge / join3" in text
+
+
+def test_tpch_targets_match_their_truth(spark, tmp_path, monkeypatch):
+    """bench/tpch.py's targets: a share of lineitem's rows modified, deleted or inserted next to
+    their order, exactly as its truth counts (checked by the brute-force oracle), with the
+    source's schema, in 10 files. A small stand-in for tpchgen-cli's lineitem (the key and a few
+    columns of its types) keeps the test the size of the others."""
+    tpch = _load("table_diff_bench_tpch", "tpch.py")
+    path = tmp_path / "lineitem.parquet"
+    spark.sql(
+        "select id div 4 as l_orderkey, cast(pmod(id, 4) + 1 as int) as l_linenumber, "
+        "cast(id % 50 as decimal(15,2)) as l_quantity, date_add(date'1995-01-01', "
+        "cast(id % 900 as int)) as l_shipdate, concat('c', id) as l_comment from range(4000)"
+    ).write.parquet(str(path))
+    monkeypatch.setattr(tpch, "generate_lineitem", lambda sf: path)
+    monkeypatch.setattr(tpch, "DATABASE", "td_bench_tpch")
+    spark.sql("drop database if exists td_bench_tpch cascade")
+    pairs = tpch.make_tables(spark, 0.001, ["0", "5%"])
+    for p in pairs:
+        src = [r.asDict() for r in spark.table(p["source"]).collect()]
+        tgt = [r.asDict() for r in spark.table(p["target"]).collect()]
+        values = [c for c in p["columns"] if c not in tpch.KEYS]
+        want = brute_force_diff(src, tgt, tpch.KEYS, values)
+        truth = p["truth"]
+        assert (len(want.modified), len(want.deleted), len(want.added)) == (
+            truth["modified"],
+            truth["deleted"],
+            truth["inserted"],
+        ), p["spec"]
+        assert (p["rows_source"], p["rows_target"]) == (len(src), len(tgt))
+        assert spark.table(p["source"]).schema == spark.table(p["target"]).schema
+        assert len(spark.table(p["target"]).inputFiles()) == tpch.TARGET_FILES
+    assert pairs[0]["truth"]["k"] == 0
+    assert min(pairs[1]["truth"][c] for c in ("modified", "deleted", "inserted")) > 30

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_diff, canonical_key
-from plans import rows_scanned
+from plans import full_reads, rows_scanned
 from strategies import (
     RANGE_KEY_TYPES,
     TablePair,
@@ -336,6 +336,7 @@ def test_recursion_really_splits(diff_project, dbt_project_factory):
                 split_factor=2,
                 compare_unit_size=10,
                 max_depth=4,
+                quick_check=False,  # the walk, not the quick check (ADR 0020: whole_table units)
             )
         ],
         ["rec_source", "rec_target"],
@@ -375,66 +376,104 @@ def _compiled(project, model: str) -> str:
     return next((project.root / "target" / "compiled").rglob(f"{model}.sql")).read_text()
 
 
-def test_quick_check_reads_each_table_once_when_identical(diff_project):
-    """The pair's quick check (ADR 0009): identical sides leave one whole-table row per side and
-    Spark never runs the leaf pass (the final plan scans each table once, not twice); a change is
-    still found, one pass later; 'auto' then skips the check while the sides stay different."""
+def test_no_run_reads_a_table_more_than_twice(diff_project):
+    """ADR 0020: every path of the pair, and of no_drift, reads each table at most twice, counted
+    from the executed plans of the whole dbt run (the key sample's key-only scan aside).
+    Identical: once (the quick check, ADR 0009: one whole-table row per side, no leaf pass).
+    Drift found by the quick check: no leaf pass follows; every block is a unit and the row diff
+    joins the full rows, the second read. 'auto' then skips the check while the sides differ:
+    the leaf pass, then the fetch of the mismatched leaves. Dense drift (every leaf): the leaf
+    pass and one full-row join. no_drift: the same, with and without its quick check."""
     spark, schema = diff_project.spark, diff_project.schema
     body = "select id, concat('v', id) as v, if(id % 7 = 0, null, id * 0.5) as d from range(2000)"
     for table in ("qc_source", "qc_target"):
         spark.sql(f"drop table if exists `{schema}`.{table}")
         spark.sql(f"create table `{schema}`.{table} using parquet as {body}")
     spark.sql(f"drop table if exists {diff_project.relation('qc__block_hashes')}")
-    scanned = (f"{schema}.qc_source", f"{schema}.qc_target")  # not the ranges table
+    tables = {f"{schema}.qc_source": 2000, f"{schema}.qc_target": 2000}
 
     def build(quick_check=None):
         opts = _id_pair("qc", block_count=4, quick_check=quick_check)
-        _build_pairs(diff_project, [opts], ["qc_source", "qc_target"])
-        compiled = _compiled(diff_project, "qc__block_hashes")
+        reads = full_reads(
+            spark,
+            tables,
+            {"id"},
+            lambda: _build_pairs(diff_project, [opts], ["qc_source", "qc_target"]),
+        )
         hashes = spark.table(diff_project.relation("qc__block_hashes")).collect()
         summary = spark.table(diff_project.relation("qc__summary")).first()
-        return compiled, hashes, summary
+        diff = spark.table(diff_project.relation("qc__row_diff")).collect()
+        return reads, hashes, summary, sorted((r["id"], r["diff_type"]) for r in diff)
 
-    compiled, hashes, summary = build()
-    assert "td_whole" in compiled
+    def retarget(change: str) -> None:
+        spark.sql(f"drop table `{schema}`.qc_target")
+        spark.sql(f"create table `{schema}`.qc_target using parquet as {change}")
+
+    def no_drift(quick_check: bool) -> tuple[dict[str, float], str]:
+        """no_drift on qc_target against qc_source, run by `dbt test`: (reads, status)."""
+        pairs_dir = diff_project.root / "models" / "pairs"
+        (pairs_dir / "_gen__sources.yml").write_text(
+            f"version: 2\nsources:\n  - name: gen\n    schema: {schema}\n    tables:\n"
+            "      - name: qc_source\n      - name: qc_target\n        data_tests:\n"
+            "          - table_diff.no_drift:\n              name: qc_no_drift\n"
+            "              arguments:\n                compare_to: source('gen', 'qc_source')\n"
+            "                primary_key: [id]\n"
+            f"                quick_check: {str(quick_check).lower()}\n"
+        )
+        holder = {}
+        reads = full_reads(
+            spark,
+            tables,
+            {"id"},
+            lambda: holder.update(run=diff_project.run("test", "--select", "qc_no_drift")),
+        )
+        return reads, holder["run"].status("qc_no_drift")
+
+    reads, hashes, summary, diff = build()
     assert sorted((h["side"], h["leaf_id"], h["n_rows"]) for h in hashes) == [
         ("source", None, 2000),
         ("target", None, 2000),
     ]
-    assert summary["is_identical"] and summary["leaves_total"] >= 4
+    assert summary["is_identical"] and summary["leaves_total"] >= 4 and diff == []
     assert (summary["rows_source"], summary["rows_target"]) == (2000, 2000)
     assert spark.table(diff_project.relation("qc__block_split")).count() == 0
-    identical_scans = rows_scanned(spark, compiled, scanned)  # checked last (below)
+    seen = {"identical": reads}
 
-    spark.sql(f"drop table `{schema}`.qc_target")
-    spark.sql(
-        f"create table `{schema}`.qc_target using parquet as "
-        f"select id, if(id = 1234, 'changed', v) as v, d from ({body})"
-    )
-    compiled, hashes, summary = build()  # the last run was identical: quick check first
-    assert "td_whole" in compiled
-    assert all(h["leaf_id"] is not None for h in hashes) and len(hashes) >= 8
+    retarget(f"select id, if(id = 1234, 'changed', v) as v, d from ({body})")
+    reads, hashes, summary, diff = build()  # the last run was identical: quick check first
+    assert [h["leaf_id"] for h in hashes] == [None, None]  # and no leaf pass after it
+    units = spark.table(diff_project.relation("qc__block_split")).collect()
+    assert {u["reason"] for u in units} == {"whole_table"} and all(u["selected"] for u in units)
+    assert summary["blocks_mismatched"] == summary["blocks_total"]
     assert not summary["is_identical"] and summary["rows_modified"] == 1
-    drifted_scans = rows_scanned(spark, compiled, scanned)  # whole-table pass, leaf pass
-    diff = spark.table(diff_project.relation("qc__row_diff")).collect()
-    assert [(r["id"], r["diff_type"]) for r in diff] == [(1234, "modified")]
+    assert summary["status"] == "complete" and diff == [(1234, "modified")]
+    seen["drift after identical"] = reads
 
-    compiled, hashes, _ = build()  # 'auto': the last run found drift, so no quick check
-    assert "td_whole" not in compiled and all(h["leaf_id"] is not None for h in hashes)
-    compiled, _, summary = build(quick_check=True)
-    assert "td_whole" in compiled and summary["rows_modified"] == 1
-    compiled, _, _ = build(quick_check=False)
-    assert "td_whole" not in compiled
-    _expect_scans({"identical": (identical_scans, 2 * 2000), "drifted": (drifted_scans, 4 * 2000)})
+    reads, hashes, summary, diff = build()  # 'auto': the last run found drift, no quick check
+    assert all(h["leaf_id"] is not None for h in hashes) and len(hashes) >= 8
+    assert summary["blocks_mismatched"] == 1 and diff == [(1234, "modified")]
+    seen["sparse drift"] = reads
+    reads, _, summary, _ = build(quick_check=True)
+    assert summary["rows_modified"] == 1
+    seen["drift, quick check forced"] = reads
 
+    retarget(f"select id, if(id % 5 = 0, 'changed', v) as v, d from ({body})")
+    reads, hashes, summary, diff = build()
+    assert summary["leaves_total"] == len(hashes) // 2 and len(diff) == 400
+    assert summary["rows_modified"] == 400 and summary["units_mismatched"] >= 4
+    seen["dense drift"] = reads
+    for quick_check in (True, False):
+        reads, status = no_drift(quick_check)
+        assert status == "fail", quick_check
+        seen[f"no_drift, quick_check {quick_check}"] = reads
+    retarget(body)
+    reads, status = no_drift(True)
+    assert status == "pass"
+    seen["no_drift identical"] = reads
 
-def _expect_scans(scans: dict[str, tuple[int, int]]) -> None:
-    """ADR 0009: identical tables are read once each, drifted ones twice (rows scanned: got, want),
-    on make test's session with Delta's catalog and SQL extension as without them. (Stop 32 found
-    each table read once more there: the gate compared fewer columns of td_whole than the final
-    union read, so the two were pruned differently and not reused. The gate now reads them all.)"""
-    wrong = {what: got for what, (got, want) in scans.items() if got != want}
-    assert wrong == {}, scans
+    most = {what: max(r.values()) for what, r in seen.items()}
+    assert most["identical"] == most["no_drift identical"] == 1, seen
+    assert all(0 < n <= 2 for n in most.values()), seen
 
 
 # Key shapes of the key-range fetch test: the key columns as expressions of `id` (0 .. 8000, the

@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+"""TPC-H lineitem: table_diff against the hand-written join and spark-extension on data nobody here
+generated (issue 30).
+
+    .venv/bin/python bench/tpch.py --sf 1 --drift 0,0.01%,0.1%,1% --reps 3 --e2e-reps 3
+
+The source is TPC-H ``lineitem`` as ``tpchgen-cli`` writes it (bench/requirements.txt; scale
+factor 1 = 6M rows, 16 columns: composite key ``(l_orderkey, l_linenumber)``, decimals, dates,
+strings), kept as the generator's file. Each target is that table rewritten as 10 files in random
+order, with a share of its rows changed, scattered over the key space: each row is chosen when a
+hash of its key falls under the share, and a chosen row is, by the same hash, modified
+(``l_quantity + 1``), deleted, or duplicated under a new key (``l_linenumber + 10``: an insert next
+to its order's lines). The truth is counted from the source, independently of every approach, and
+every answer is checked against it.
+
+In one SparkSession (one child process, its own Derby metastore under bench/.spark/tpch_sf<N>),
+interleaved over the repetitions with the order rotating:
+
+* ``join``: the hand-written full outer join on (key, row hash), counting (bench/peers.py);
+* ``spark_extension``: G-Research spark-extension's ``diff``, counted per action;
+* ``table_diff``: ``dbt run`` of the pair ``table-diff scaffold pair`` writes, in-process, with
+  the seconds of each model;
+* ``no_drift``: ``dbt test`` of a ``no_drift`` test on the target.
+
+``--e2e-reps N`` then times whole processes, as a user would, with the order rotating:
+``dbt build`` of the pair, and a Python process running the join or spark-extension's diff.
+Rows per second per core are (source rows + target rows) / median seconds / cores. The report is
+written to ``--out`` (tpch_sf<N>.md and .json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from pair import PAIR_SCHEMA, VARIANTS, Dbt, write_project  # noqa: E402
+from peers import join_sql, spark_extension_diff  # noqa: E402
+from report import machine  # noqa: E402
+from run import check, child_env, spark_conf, start_spark  # noqa: E402
+
+DATABASE = "bench"  # pair.write_project declares its tables as sources of this schema
+KEYS = ["l_orderkey", "l_linenumber"]
+SEED = 7
+TARGET_FILES = 10
+# table_diff and its variants (bench/pair.py VARIANTS: table_diff_hash, _quick, _one_block)
+# table_diff_full_rows: the default pair with the dense row diff's narrow pass off (dbt var
+# table_diff_dense_leaf_share: 2): one full-row join of the mismatched leaves, two reads at most.
+IN_SESSION = (
+    "join",
+    "spark_extension",
+    *(f"table_diff{suffix}" for suffix in VARIANTS),
+    "table_diff_full_rows",
+    "no_drift",
+)
+E2E = ("dbt build", "join process", "spark_extension process")
+
+
+def parse_share(spec: str) -> float:
+    share = float(spec.rstrip("%")) / (100 if spec.endswith("%") else 1)
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"drift {spec!r} must be a share of rows, 0 to 100%")
+    return share
+
+
+def pair_name(spec: str) -> str:
+    return "tpch_" + spec.replace("%", "pct").replace(".", "_")
+
+
+def generate_lineitem(sf: float) -> Path:
+    """lineitem at scale factor `sf` as one parquet file, written once (bench/.tpch/sf<N>)."""
+    out = BENCH / ".tpch" / f"sf{sf:g}"
+    path = out / "lineitem.parquet"
+    if not path.exists():
+        cli = Path(sys.executable).parent / "tpchgen-cli"
+        if not cli.exists():
+            raise SystemExit(
+                "bench/tpch.py needs tpchgen-cli: .venv/bin/pip install -r bench/requirements.txt"
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        cmd = [str(cli), "parquet", "-s", f"{sf:g}", "--tables=lineitem", f"--output-dir={out}"]
+        subprocess.run(cmd, check=True)
+    return path
+
+
+def drift_columns(share: float) -> tuple[str, str]:
+    """The chosen-row predicate and the row's action (0 modify, 1 delete, 2 insert)."""
+    u = f"pmod(xxhash64({SEED}, 'drift', {', '.join(KEYS)}), 1000000)"
+    return f"{u} < {round(share * 1_000_000)}", f"pmod({u}, 3)"
+
+
+def make_tables(spark, sf: float, specs: list[str]) -> list[dict[str, Any]]:
+    """The source table and one target per drift share, with their truths (created once)."""
+    from pyspark.sql.functions import expr
+
+    spark.sql(f"create database if not exists {DATABASE}")
+    existing = {t.name for t in spark.catalog.listTables(DATABASE)}
+    tag = f"sf{sf:g}".replace(".", "_")
+    src = f"{DATABASE}.lineitem_{tag}"
+    if src.split(".")[1] not in existing:
+        spark.read.parquet(str(generate_lineitem(sf))).write.format("parquet").saveAsTable(src)
+    columns = spark.table(src).columns
+    quantity_type = spark.table(src).schema["l_quantity"].dataType.simpleString()
+    rows = spark.table(src).count()
+    pairs = []
+    for spec in specs:
+        share = parse_share(spec)
+        chosen, action = drift_columns(share)
+        tgt = f"{src}_{pair_name(spec)}"
+        if tgt.split(".")[1] not in existing:
+            cols = ", ".join(
+                f"cast(l_quantity + 1 as {quantity_type}) as l_quantity" if c == "l_quantity" else c
+                for c in columns
+            )
+            inserted = ", ".join(
+                "l_linenumber + 10 as l_linenumber" if c == "l_linenumber" else c for c in columns
+            )
+            keys = ", ".join(KEYS)
+            rows_of = spark.sql(
+                f"""
+                select * from {src} where not ({chosen})
+                union all select {cols} from {src} where {chosen} and {action} = 0
+                union all select * from {src} where {chosen} and {action} = 2
+                union all select {inserted} from {src} where {chosen} and {action} = 2"""
+            )
+            # A number of partitions is never coalesced by adaptive execution: TARGET_FILES files.
+            rows_of.repartition(
+                TARGET_FILES, expr(f"xxhash64({SEED}, 'file', {keys})")
+            ).sortWithinPartitions(expr(f"xxhash64({SEED}, 'order', {keys})")).write.format(
+                "parquet"
+            ).saveAsTable(tgt)
+        counts = spark.sql(
+            f"select {action} as a, count(*) as n from {src} where {chosen} group by 1"
+        ).collect()
+        by = {r["a"]: r["n"] for r in counts}
+        truth = {"modified": by.get(0, 0), "deleted": by.get(1, 0), "inserted": by.get(2, 0)}
+        pairs.append(
+            {
+                "name": pair_name(spec),
+                "spec": spec,
+                "source": src,
+                "target": tgt,
+                "keys": KEYS,
+                "columns": columns,
+                "rows_source": rows,
+                "rows_target": rows - truth["deleted"] + truth["inserted"],
+                # write_project sizes max_diff_rows from truth["k"]: never truncate.
+                "truth": {**truth, "k": sum(truth.values())},
+            }
+        )
+    return pairs
+
+
+def want(p: dict[str, Any]) -> dict[str, int]:
+    return {k: p["truth"][k] for k in ("modified", "deleted", "inserted")}
+
+
+def counted(added: int, deleted: int, modified: int) -> dict[str, int]:
+    return {"modified": modified, "deleted": deleted, "inserted": added}
+
+
+def run_session(args: argparse.Namespace) -> dict[str, Any]:
+    """Generate, then time the in-session approaches; writes the child's JSON."""
+    home = args.spark_home / f"tpch_sf{args.sf:g}"
+    home.mkdir(parents=True, exist_ok=True)
+    conf = spark_conf(home, args.driver_memory)
+    spark = start_spark(conf)
+    pairs = make_tables(spark, args.sf, args.drift)
+    project = home / "project"
+    write_project(project, conf, pairs)
+    dbt = Dbt(project)
+
+    def run_join(p):
+        r = spark.sql(join_sql(p["source"], p["target"], KEYS, p["columns"])).first()
+        check("join", counted(r["added"], r["deleted"], r["modified"]), want(p))
+        return {}
+
+    def run_spark_extension(p):
+        r = spark_extension_diff(spark, p["source"], p["target"], KEYS)
+        check("spark_extension", counted(r["added"], r["deleted"], r["modified"]), want(p))
+        return {}
+
+    def run_table_diff(p, suffix="", dbt_vars=None):
+        models = dbt.run(
+            f"{p['name']}{suffix}__ranges+", {**(args.dbt_vars or {}), **(dbt_vars or {})}
+        )
+        s = spark.table(f"{PAIR_SCHEMA}.{p['name']}{suffix}__summary").first()
+        got = counted(s["rows_added"], s["rows_deleted"], s["rows_modified"])
+        check("table_diff", got, want(p))
+        check("table_diff partial", {"is_partial": s["is_partial"]}, {"is_partial": False})
+        return {
+            "models": {m.split("__", 1)[1]: round(v, 3) for m, v in models.items()},
+            "leaves_total": s["leaves_total"],
+            "blocks_mismatched": s["blocks_mismatched"],
+        }
+
+    def run_no_drift(p):
+        status, failures = dbt.test(f"no_drift_{p['name']}")
+        k = p["truth"]["k"]
+        check("no_drift", {"status": status}, {"status": "pass" if k == 0 else "fail"})
+        return {}
+
+    runners = {
+        "join": run_join,
+        "spark_extension": run_spark_extension,
+        **{f"table_diff{x}": (lambda p, x=x: run_table_diff(p, x)) for x in VARIANTS},
+        "table_diff_full_rows": lambda p: run_table_diff(p, "", {"table_diff_dense_leaf_share": 2}),
+        "no_drift": run_no_drift,
+    }
+    order = [a for a in IN_SESSION if a in args.approaches]
+    for a in order:  # warm-up, untimed
+        runners[a](pairs[0])
+    times: dict[str, dict[str, list[float]]] = {p["spec"]: {} for p in pairs}
+    models: dict[str, list[dict[str, Any]]] = {p["spec"]: [] for p in pairs}
+    for rep in range(args.reps):
+        rotated = order[rep % len(order) :] + order[: rep % len(order)]
+        for p in pairs:
+            for a in rotated:
+                t = time.perf_counter()
+                info = runners[a](p)
+                times[p["spec"]].setdefault(a, []).append(round(time.perf_counter() - t, 3))
+                if a == "table_diff":
+                    models[p["spec"]].append(info)
+                if info.get("models"):
+                    print(f"    {info}")
+                print(f"  sf={args.sf:g} drift={p['spec']} {a}: {times[p['spec']][a][-1]:.1f}s")
+    spark.stop()
+    return {"pairs": pairs, "times": times, "models": models}
+
+
+def run_process(args: argparse.Namespace) -> None:
+    """One baseline as a whole process: prints its counts as JSON."""
+    home = args.spark_home / f"tpch_sf{args.sf:g}"
+    spark = start_spark(spark_conf(home, args.driver_memory))
+    src, tgt = args.tables
+    if args.process == "join":
+        cols = spark.table(src).columns
+        r = spark.sql(join_sql(src, tgt, KEYS, cols)).first().asDict()
+    else:
+        r = spark_extension_diff(spark, src, tgt, KEYS)
+    print(json.dumps(counted(r["added"], r["deleted"], r["modified"])))
+
+
+def run_e2e(args: argparse.Namespace, p: dict[str, Any]) -> dict[str, list[float]]:
+    """Whole processes on one pair: dbt build vs the join and spark-extension as processes."""
+    project = args.spark_home / f"tpch_sf{args.sf:g}" / "project"
+    common = ["--project-dir", str(project), "--profiles-dir", str(project), "--quiet"]
+    dbt = [str(Path(sys.executable).parent / "dbt"), "build", "--select", f"{p['name']}__ranges+"]
+    vars_ = ["--vars", json.dumps(args.dbt_vars)] if args.dbt_vars else []
+
+    def process(kind: str) -> list[str]:
+        return [
+            sys.executable,
+            str(Path(__file__)),
+            "--sf",
+            f"{args.sf:g}",
+            "--process",
+            kind,
+            "--tables",
+            p["source"],
+            p["target"],
+        ]
+
+    cmds = {
+        "dbt build": dbt + common + vars_,
+        "join process": process("join"),
+        "spark_extension process": process("spark_extension"),
+    }
+    times: dict[str, list[float]] = {}
+    for rep in range(args.e2e_reps):
+        order = list(E2E[rep % 3 :] + E2E[: rep % 3])
+        for label in order:
+            t = time.perf_counter()
+            proc = subprocess.run(cmds[label], env=child_env(), capture_output=True, text=True)
+            times.setdefault(label, []).append(round(time.perf_counter() - t, 3))
+            if proc.returncode != 0:
+                raise RuntimeError(f"{label} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+            if label != "dbt build":
+                check(label, json.loads(proc.stdout.strip().splitlines()[-1]), want(p))
+            print(f"  e2e sf={args.sf:g} drift={p['spec']} {label}: {times[label][-1]:.1f}s")
+    return times
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def report(args: argparse.Namespace, session: dict[str, Any], e2e: dict[str, Any]) -> str:
+    cores = os.cpu_count() or 1
+    lines = [
+        f"# TPC-H lineitem, scale factor {args.sf:g}",
+        "",
+        f"Machine: {machine()}. Command: `{' '.join(args.argv)}`. Medians of {args.reps} "
+        f"(in session) and {args.e2e_reps} (whole processes); rows per second per core = "
+        f"(source + target rows) / median seconds / {cores} cores.",
+        "",
+        "## In one session",
+        "",
+        "| drift | differing rows | " + " | ".join(args.approaches) + " | table_diff / join "
+        "| table_diff / spark-extension | table_diff models (median s) |",
+        "|---|---:|" + "---:|" * (len(args.approaches) + 2) + "---|",
+    ]
+    for p in session["pairs"]:
+        t = session["times"][p["spec"]]
+        rows = p["rows_source"] + p["rows_target"]
+        cells = [
+            f"{med(t[a]):.1f} s ({rows / med(t[a]) / cores / 1e3:,.0f}k rows/s/core)"
+            for a in args.approaches
+        ]
+        ms = session["models"][p["spec"]]
+        split = ", ".join(
+            f"{m} {med([x['models'][m] for x in ms]):.1f}" for m in (ms[0]["models"] if ms else {})
+        )
+        ratio = {
+            b: f"{med(t['table_diff']) / med(t[b]):.2f}x" if "table_diff" in t and b in t else "-"
+            for b in ("join", "spark_extension")
+        }
+        lines.append(
+            f"| {p['spec']} | {p['truth']['k']:,} | {' | '.join(cells)} | {ratio['join']} | "
+            f"{ratio['spark_extension']} | {split} |"
+        )
+    if e2e:
+        lines += [
+            "",
+            "## Whole processes",
+            "",
+            "| drift | " + " | ".join(E2E) + " | dbt build / join | dbt build / spark-extension |",
+            "|---|" + "---:|" * (len(E2E) + 2),
+        ]
+        for p in session["pairs"]:
+            t = e2e.get(p["spec"])
+            if not t:
+                continue
+            lines.append(
+                f"| {p['spec']} | "
+                + " | ".join(f"{med(t[x]):.1f} s" for x in E2E)
+                + f" | {med(t['dbt build']) / med(t['join process']):.2f}x"
+                + f" | {med(t['dbt build']) / med(t['spark_extension process']):.2f}x |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor (1 = 6M rows)")
+    ap.add_argument(
+        "--drift",
+        type=lambda s: [x.strip() for x in s.split(",")],
+        default=["0", "0.01%", "0.1%", "1%"],
+    )
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--e2e-reps", type=int, default=0, help="whole-process repetitions (0: none)")
+    ap.add_argument(
+        "--approaches",
+        type=lambda s: s.split(","),
+        default=["join", "spark_extension", "table_diff", "no_drift"],
+    )
+    ap.add_argument("--dbt-vars", type=json.loads, default=None, help="JSON: dbt vars of the pair")
+    ap.add_argument("--driver-memory", default="8g")
+    ap.add_argument("--out", type=Path, default=BENCH / "results")
+    ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--process", choices=("join", "spark_extension"), help=argparse.SUPPRESS)
+    ap.add_argument("--tables", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    args.argv = ["bench/tpch.py", *argv]
+    unknown = set(args.approaches) - set(IN_SESSION)
+    if unknown:
+        ap.error(f"unknown approaches {sorted(unknown)}; known: {', '.join(IN_SESSION)}")
+    for spec in args.drift:
+        parse_share(spec)
+    if args.process:
+        run_process(args)
+        return 0
+    raw = args.out / f"tpch_sf{args.sf:g}.json"
+    if args.child:
+        raw.write_text(json.dumps(run_session(args), indent=2))
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, __file__, *argv, "--child"], env=child_env(), check=True)
+    session = json.loads(raw.read_text())
+    e2e = {p["spec"]: run_e2e(args, p) for p in session["pairs"]} if args.e2e_reps else {}
+    raw.write_text(json.dumps({**session, "e2e": e2e}, indent=2))
+    text = report(args, session, e2e)
+    (args.out / f"tpch_sf{args.sf:g}.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
