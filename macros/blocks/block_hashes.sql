@@ -11,8 +11,9 @@
   the leaf pass dear). The result is those two rows (leaf_id NULL). When they agree, the pair is
   identical; when they differ, no leaf pass follows (it would be a third read of each table with
   the row diff: ADR 0020): the split makes every block a unit and the row diff joins the full rows
-  of both sides in one read. 'auto' skips the quick check when this model's last result says the
-  sides differed, since drift tends to persist from run to run: the next run groups leaves.
+  of both sides in one read. 'auto' runs the quick check only when this model's last result says
+  the sides were identical: not on a first run (which groups leaves, so that drift is found with
+  its blocks), and not while they differ, since drift tends to persist from run to run.
 -#}
 {% macro block_hashes(ranges, source, target, file_hashes=none) %}
   {% do table_diff._require_relation('block_hashes', 'ranges', ranges) %}
@@ -67,15 +68,16 @@
 
 
 {% macro _use_quick_check(spec) %}
-  {#- Whether this run of a pair's block_hashes starts with the whole-table signature. Never with
-      check_duplicate_keys (the per-leaf distinct-key counts are what it asks for). 'auto': unless
+  {#- Whether this run of a pair's block_hashes is the whole-table signature. Never with
+      check_duplicate_keys (the per-leaf distinct-key counts are what it asks for). 'auto': when
       this model's previous result (whole-table or per-leaf rows: their per-side totals are the
-      whole-table signatures either way) shows that the sides differed. -#}
+      whole-table signatures either way) shows that the sides were identical; not on a first run
+      (ADR 0020: a drifted first run then finds its blocks, at two reads as well). -#}
   {% set mode = spec.get('quick_check', 'auto') %}
   {% if mode is false or spec.get('check_duplicate_keys') %}{{ return(false) }}{% endif %}
   {% if mode is true %}{{ return(true) }}{% endif %}
   {% set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
-  {% if previous is none %}{{ return(true) }}{% endif %}
+  {% if previous is none %}{{ return(false) }}{% endif %}
   {% set totals = {} %}
   {% set res = run_query("select side, sum(n_rows), sum(h1_hi), sum(h1_lo), sum(h2_hi), sum(h2_lo) from "
       ~ previous ~ " group by side") %}

@@ -51,7 +51,7 @@
   {% endfor %}
   {% set mode = spec['quick_check'] %}
   {% do out.update({'quick_check_runs': 'never (check_duplicate_keys)' if spec['check_duplicate_keys']
-      else ('always' if mode is true else ('never' if mode is false else 'unless the last run found the sides different'))}) %}
+      else ('always' if mode is true else ('never' if mode is false else 'when the last run found the sides identical (not on a first run)'))}) %}
   {{ return(out) }}
 {% endmacro %}
 

@@ -257,9 +257,10 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
 
 def test_pass_counts_are_the_scans_a_build_makes(pproject):
     """The preview's passes per side equal the scans of each side in a real `dbt build` of the
-    pair: identical sides on a first run (quick check), one changed row after an identical run
-    (quick check, one leaf: sparse), and the same drift again ('auto' skips the quick check) with
-    the dense row fetch (var table_diff_dense_leaf_share 0, given to the preview too)."""
+    pair: identical sides on a first run (leaf pass) and again (quick check), one changed row
+    after an identical run (the quick check, then every row compared: ADR 0020), and the same
+    drift again ('auto' skips the quick check) with the dense row fetch's narrow pass (var
+    table_diff_dense_leaf_share 0, given to the preview too)."""
     spark = pproject.spark
     tables = {
         "source": _table(pproject, "pc_source", BODY),
@@ -282,8 +283,9 @@ def test_pass_counts_are_the_scans_a_build_makes(pproject):
         measured[case] = (_scans_since(spark, since, tables), {s: want[s] for s in tables})
         return report
 
-    report = build("with_quick_check/identical")
+    report = build("without_quick_check/identical")  # a first run groups leaves ('auto')
     assert report["layout"]["leaf_count"] >= 8 and report["dense_leaves"] > 1, report["layout"]
+    build("with_quick_check/identical")
     _table(
         pproject, "pc_target", f"select id, if(id = 1234, 'changed', v) as v, d, day from ({BODY})"
     )
@@ -316,7 +318,7 @@ def test_unsized_sides_are_counted_once_by_the_run(pproject):
         f"no side can be sized: the run counts the rows of {pproject.schema}.uv_source once" in text
     )
     assert f"no statistics on {pproject.schema}.uv_source (a view)" in text
-    want = report["passes"]["with_quick_check"]["identical"]
+    want = report["passes"]["without_quick_check"]["identical"]  # a first run groups leaves
     assert want["steps"][:2] == ["layout row count (source)", "key sample (source)"]
     since = _last_ids(spark)[0]
     pproject.run("build", "--select", "pairs").assert_success()
@@ -360,7 +362,9 @@ def test_delta_and_iceberg_sides(pproject, lakehouse):
     assert f"no statistics on {tables['source']}" not in text
     assert "rows unknown (no statistics; ANALYZE TABLE does not take delta tables)" in text
     assert f"table_filter prunes no partition of {tables['target']}" not in text
-    for case in ("with_quick_check/identical", "with_quick_check/drifted_sparse"):
+    # a first run groups leaves ('auto'); then identical, the quick check; then drift found by it
+    cases = ("without_quick_check/identical", "with_quick_check/identical")
+    for case in (*cases, "with_quick_check/drifted_sparse"):
         if case.endswith("drifted_sparse"):
             spark.sql(f"update {tables['target']} set v = 'changed' where id = 1234")
         report, _ = _preview(pproject, "lk")
