@@ -29,9 +29,10 @@ def block_map(
     """Which leaves matched and which did not, grouped into at most ``max_cells`` cells.
 
     ``leaves``: rows of ``__ranges`` (leaf_id, block_id, lower_bound, upper_bound); ``hashes``:
-    rows of ``__block_hashes`` (side, leaf_id, n_rows; leaf_id NULL when the quick check found the
-    sides identical); ``units``: rows of ``__block_split`` (leaf_lo, leaf_hi, reason, selected).
-    A leaf is ``mismatched`` inside a selected unit whose signatures differ, ``duplicate_keys``
+    rows of ``__block_hashes`` (side, leaf_id, n_rows; leaf_id NULL when the quick check ran);
+    ``units``: rows of ``__block_split`` (leaf_lo, leaf_hi, reason, selected).
+    A leaf is ``mismatched`` inside a selected unit whose signatures differ (or a ``whole_table``
+    unit: the quick check found drift and every block was compared, ADR 0020), ``duplicate_keys``
     inside a unit held only for duplicate keys, ``not_fetched`` inside a unit max_diff_rows left
     out, ``matched`` otherwise.
     """
@@ -39,7 +40,7 @@ def block_map(
     for u in units:
         if not u["selected"]:
             s = "not_fetched"
-        elif "mismatch" in str(u["reason"]):
+        elif "mismatch" in str(u["reason"]) or u["reason"] == "whole_table":
             s = "mismatched"
         else:
             s = "duplicate_keys"
@@ -82,7 +83,8 @@ def block_map(
         "rows": -(-len(cells) // columns) if cells else 0,
         "cells": cells,
         "leaf_counts": counts,
-        "quick_check_identical": any(h["leaf_id"] is None for h in hashes),
+        "quick_check_identical": any(h["leaf_id"] is None for h in hashes) and not units,
+        "quick_check_drift": any(h["leaf_id"] is None for h in hashes) and bool(units),
     }
 
 

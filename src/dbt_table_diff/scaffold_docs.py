@@ -176,8 +176,8 @@ models:
     description: >
       One pass over each side of pair {n}: per leaf and side, row count, distinct keys, rows with a
       NULL key component, and overflow-safe sums of the two 64-bit halves of every row's
-      fingerprint. When the quick check found the sides identical: one whole-table row per side
-      (leaf_id NULL) instead, and no leaf pass was run.
+      fingerprint. When the quick check ran: one whole-table row per side (leaf_id NULL) instead,
+      and no leaf pass (identical sides; or different ones, every block then a unit: ADR 0020).
     columns:
       - name: side
         description: "'source' or 'target'."
@@ -220,11 +220,13 @@ models:
       - name: leaf_hi
         description: Last leaf of the unit (inclusive).
       - name: reason
-        description: "mismatch, duplicate_keys or both."
+        description: >
+          mismatch, duplicate_keys or both; whole_table when the quick check found drift (every
+          block a unit).
       - name: source_rows
-        description: Source rows in the unit.
+        description: Source rows in the unit (NULL for a whole_table unit).
       - name: target_rows
-        description: Target rows in the unit.
+        description: Target rows in the unit (NULL for a whole_table unit).
       - name: selected
         description: Whether the row diff fetched this unit's rows.
       - name: run_id

@@ -42,12 +42,13 @@ def rows_scanned(spark, compiled_sql: str, tables: tuple[str, ...]) -> int:
     return total
 
 
-def full_reads(spark, tables: dict[str, int], key_columns: set[str], run) -> dict[str, float]:
+def full_reads(spark, tables: dict[str, int], value_columns: set[str], run) -> dict[str, float]:
     """Call ``run()`` (a dbt invocation on this session); for each table of ``tables`` (name ->
     its row count), how many times the SQL executions it started read the table in full: rows
-    produced by its file scans that read a column outside ``key_columns``, over its rows. Scans
-    of the key alone (the key sample) and of cached views are not reads of the table. From the
-    SQL status store (the final adaptive plans, each execution's own metrics)."""
+    produced by its file scans that decode a column of ``value_columns``, over its rows. Scans
+    of the key alone (the key sample), of file metadata alone (the summary's change check) and
+    of cached views are not reads of the table. From the SQL status store (the final adaptive
+    plans, each execution's own metrics)."""
     import re
 
     store = spark._jsparkSession.sharedState().statusStore()
@@ -68,7 +69,7 @@ def full_reads(spark, tables: dict[str, int], key_columns: set[str], run) -> dic
                 continue
             table = next((t for t in tables if m.group(1).endswith(t)), None)
             columns = {re.sub(r"#\d+\w*$", "", c) for c in m.group(2).split(",") if c}
-            if table is None or columns <= key_columns:
+            if table is None or not columns & value_columns:
                 continue
             for k in range(node.metrics().size()):
                 metric = node.metrics().apply(k)

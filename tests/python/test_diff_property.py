@@ -408,7 +408,7 @@ def test_no_run_reads_a_table_more_than_twice(diff_project):
         reads = full_reads(
             spark,
             tables,
-            {"id"},
+            {"v", "d"},
             lambda: _build_pairs(diff_project, [opts], ["qc_source", "qc_target"]),
         )
         hashes = spark.table(diff_project.relation("qc__block_hashes")).collect()
@@ -435,7 +435,7 @@ def test_no_run_reads_a_table_more_than_twice(diff_project):
         reads = full_reads(
             spark,
             tables,
-            {"id"},
+            {"v", "d"},
             lambda: holder.update(run=diff_project.run("test", "--select", "qc_no_drift")),
         )
         return reads, holder["run"].status("qc_no_drift")

@@ -397,6 +397,23 @@ def test_block_map_states_and_grouping():
     assert (grouped["cells"][2]["leaf_lo"], grouped["cells"][2]["leaf_hi"]) == (6, 7)
 
 
+def test_block_map_after_a_quick_check_that_found_drift():
+    """ADR 0020: the quick check found drift, so block_hashes holds whole-table rows and every
+    block is a whole_table unit: every leaf reads as mismatched, rows per cell unknown (0)."""
+    hashes = [
+        {"side": "source", "leaf_id": None, "n_rows": 8},
+        {"side": "target", "leaf_id": None, "n_rows": 9},
+    ]
+    units = [{"leaf_lo": 0, "leaf_hi": 7, "reason": "whole_table", "selected": True}]
+    m = block_map(_leaves(8), hashes, units)
+    assert m["leaf_counts"]["mismatched"] == 8 and m["quick_check_drift"]
+    assert not m["quick_check_identical"]
+    assert {(c["rows_source"], c["rows_target"]) for c in m["cells"]} == {(0, 0)}
+    identical = block_map(_leaves(8), hashes[:1] + [{**hashes[0], "side": "target"}], [])
+    assert identical["quick_check_identical"] and not identical["quick_check_drift"]
+    assert identical["leaf_counts"]["matched"] == 8
+
+
 def _synthetic(state: str, banners: list[str], value: str = "a") -> dict:
     summary = {
         "source_relation": "s.src",
