@@ -108,7 +108,18 @@
   {% if row[3] != spec['track_layout']['id'] %}
     {{ return({'relation': none, 'reason': 'the stored signatures belong to another leaf layout'}) }}
   {% endif %}
-  {{ return({'relation': ns.rel, 'reason': none}) }}
+  {#- Per side read through its log (ADR 0022): the table and version the stored signatures were
+      computed at, when the state records them (states written before that read as unrecorded). -#}
+  {% set logs = {} %}
+  {% if 'side_version' in adapter.get_columns_in_relation(ns.rel) | map(attribute='name') | map('lower') | list %}
+    {% for side, table_id, n_ids, version, n_versions in run_query("select side, max(side_table_id), count(distinct side_table_id), max(side_version), count(distinct side_version) from "
+        ~ ns.rel ~ " group by side").rows %}
+      {% if (n_ids | int) == 1 and (n_versions | int) == 1 %}
+        {% do logs.update({side: {'table_id': table_id, 'version': version | int}}) %}
+      {% endif %}
+    {% endfor %}
+  {% endif %}
+  {{ return({'relation': ns.rel, 'reason': none, 'logs': logs}) }}
 {% endmacro %}
 
 

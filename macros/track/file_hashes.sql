@@ -45,13 +45,31 @@
 
   {#- Per side: its file identity, and either the files to hash and the stored rows to drop, or
       the reason it is hashed whole. -#}
+  {% set max_versions = var('table_diff_track_max_versions', 1000) | int %}
   {% set sides, plans = {}, {} %}
   {% for side in ['source', 'target'] %}
     {% set identity = table_diff.file_identity(relations[side], spec['pins'][side]['format']) %}
-    {% do plans.update({side: {'identity': identity, 'reason': previous['reason'], 'hash': none, 'drop': [], 'files': none}}) %}
+    {% set log = table_diff.table_log(relations[side], spec['pins'][side]) if identity is not none else none %}
+    {% set stored = (previous.get('logs') or {}).get(side) %}
+    {% do plans.update({side: {'identity': identity, 'log': log, 'reason': previous['reason'], 'hash': none, 'drop': [],
+                               'files': none, 'where': none, 'versions': none}}) %}
     {% if identity is none %}
       {% do plans[side].update({'reason': 'no file identity (a view, an Iceberg table or another non-file source): hashed whole every run'}) %}
-    {% elif previous['relation'] is not none %}
+    {% elif previous['relation'] is none %}
+    {% elif log is not none and stored is not none and stored['table_id'] != log['id'] %}
+      {% do plans[side].update({'reason': 'another table than the stored signatures were computed from (dropped and created again)'}) %}
+    {% elif log is not none and stored is not none %}
+      {#- The table's log names the files added and removed since the stored version (ADR 0022). -#}
+      {% set change = table_diff.table_log_changes(log, stored['version'], max_versions) %}
+      {% if change['reason'] %}
+        {% do plans[side].update({'reason': change['reason']}) %}
+      {% elif (change['hash'] | length) + (change['drop'] | length) > max_files %}
+        {% do plans[side].update({'reason': (change['hash'] | length) ~ ' files changed (more than table_diff_track_max_files = ' ~ max_files ~ ')'}) %}
+      {% else %}
+        {% do plans[side].update({'hash': change['hash'], 'drop': change['drop'], 'where': change['where'],
+                                  'versions': [stored['version'], log['version']]}) %}
+      {% endif %}
+    {% else %}
       {% do sides.update({side: {'relation': relations[side], 'identity': identity}}) %}
     {% endif %}
   {% endfor %}
@@ -71,15 +89,25 @@
     {% set p = plans[side] %}
     {% set i = p['identity'] or {'path': 'cast(null as string)', 'size': 'cast(null as bigint)', 'modified': 'cast(null as timestamp)', 'selectable': false} %}
     {% set where = none if p['hash'] is none else table_diff._in_list(i['path'], p['hash']) %}
+    {% if where and p['where'] %}{% set where = where ~ ' and ' ~ p['where'] %}{% endif %}
     {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'], 'where': where}}) %}
     {% if p['hash'] is not none %}
-      {% do keep.append("(side = '" ~ side ~ "' and not " ~ table_diff._in_list('file_path', p['drop']) ~ ")") %}
+      {#- A file hashed now never keeps a stored signature too, whatever the listing or log said. -#}
+      {% do keep.append("(side = '" ~ side ~ "' and not " ~ table_diff._in_list('file_path', (p['drop'] + p['hash']) | unique | list) ~ ")") %}
     {% endif %}
-    {% do log("table_diff.file_hashes: " ~ spec[side] ~ ": "
-        ~ (("hashed whole (" ~ p['reason'] ~ ")") if p['hash'] is none else
-           (p['hash'] | length ~ " of " ~ p['files'] ~ " files to hash, " ~ (p['drop'] | length) ~ " stored signatures dropped"
-            ~ ("" if i['selectable'] or p['hash'] | length == 0 else " (a Delta table: Spark reads every file to find these rows)")))
-        ~ ".", info=true) %}
+    {% if p['hash'] is none %}
+      {% set said = "hashed whole (" ~ p['reason'] ~ ")" %}
+    {% elif p['versions'] is not none and p['versions'][0] == p['versions'][1] %}
+      {% set said = "no commit since the stored version " ~ p['versions'][0] ~ " (its Delta log): nothing to hash" %}
+    {% elif p['versions'] is not none %}
+      {% set said = "from the Delta log of versions " ~ (p['versions'][0] + 1) ~ ".." ~ p['versions'][1] ~ ": " ~ p['hash'] | length
+          ~ " files to hash, " ~ (p['drop'] | length) ~ " files' stored signatures dropped"
+          ~ ("" if p['hash'] | length == 0 else (" (read from their partitions only)" if p['where'] else " (Spark reads every file to find these rows: the table is not partitioned by a column the log can name)")) %}
+    {% else %}
+      {% set said = p['hash'] | length ~ " of " ~ p['files'] ~ " files to hash, " ~ (p['drop'] | length) ~ " stored signatures dropped"
+          ~ ("" if i['selectable'] or p['hash'] | length == 0 else " (a Delta table: Spark reads every file to find these rows)") %}
+    {% endif %}
+    {% do log("table_diff.file_hashes: " ~ spec[side] ~ ": " ~ said ~ ".", info=true) %}
   {% endfor %}
 
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
@@ -94,6 +122,16 @@
       when '{{ side }}' then {{ table_diff._sql_string(plans[side]['reason']) if plans[side]['hash'] is none else 'cast(null as string)' }}
       {%- endfor %}
     end as hashed_whole_because,
+    case u.side
+      {%- for side in ['source', 'target'] %}
+      when '{{ side }}' then {{ table_diff._sql_string(plans[side]['log']['id']) if plans[side]['log'] else 'cast(null as string)' }}
+      {%- endfor %}
+    end as side_table_id,
+    case u.side
+      {%- for side in ['source', 'target'] %}
+      when '{{ side }}' then {{ ('cast(' ~ plans[side]['log']['version'] ~ ' as bigint)') if plans[side]['log'] else 'cast(null as bigint)' }}
+      {%- endfor %}
+    end as side_version,
     count(*) over () as state_rows,
     {{ table_diff._sql_string(spec['track_layout']['id']) }} as layout_id,
     {{ table_diff._sql_string(spec['run_id']) }} as run_id,

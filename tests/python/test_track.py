@@ -499,3 +499,112 @@ def test_track_after_random_changes_equals_the_full_diff(track_project, seed):
             reused = len(after) - len(new)
             got = (s[f"track_files_hashed_{name}"], s[f"track_files_reused_{name}"])
             assert got == (len(new), reused), (step, change, side, name)
+
+
+def _live_files(spark, table: str) -> dict[str, int]:
+    """Each data file of a table and its live rows (Delta: after its deletion vector), as Spark
+    reads them now: the oracle for which files a log-read track must hash."""
+    rows = spark.sql(f"select _metadata.file_path, count(*) from {table} group by 1").collect()
+    return {r[0]: r[1] for r in rows}
+
+
+def test_track_reads_the_delta_log(track_project, lakehouse):
+    """Delta sides are tracked through their log (ADR 0021): the files added and removed between
+    the stored version and the pinned one, read from those commits; nothing listed or read when no
+    commit was made; only the rewritten partition read (its files selected by their partition
+    values, NULL and escaped ones included). A metadata change, a log cleaned up past the stored
+    version and a table created again under its name re-hash the side whole, and say why."""
+    p, spark, schema = track_project, track_project.spark, track_project.schema
+    src, tgt = f"`{schema}`.tl_source", f"`{schema}`.tl_target"
+    rows = f"select *, if(id is null, null, concat('g/', id % 5)) as g from ({BODY})"
+    for table in (src, tgt):
+        spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {src} using delta as {rows}")
+    target_ddl = (
+        f"create table {tgt} using delta partitioned by (g) "
+        f"tblproperties ('delta.enableDeletionVectors' = 'true') as {rows}"
+    )
+    spark.sql(target_ddl)
+    tables = ["tl_source", "tl_target"]
+    pairs = _pairs("tl", "tl_source", "tl_target")
+    scanned = (f"{schema}.tl_source", f"{schema}.tl_target")
+
+    def build_and_check(changed: str | None = None, before: dict | None = None):
+        """Build; the answers equal the twin's; a side hashed in part hashed exactly the files
+        whose (path, live rows) are new since ``before``, and reused the rest."""
+        _build(p, pairs, tables)
+        s = _same_answers(p, "tl")
+        if before is not None:
+            for name, table in (("source", src), ("target", tgt)):
+                after = _live_files(spark, table)
+                new = {f for f, n in after.items() if before[name].get(f) != n}
+                assert s[f"track_hashed_whole_{name}"] is None, (changed, name)
+                got = (s[f"track_files_hashed_{name}"], s[f"track_files_reused_{name}"])
+                assert got == (len(new), len(after) - len(new)), (changed, name)
+        return s
+
+    def files():
+        return {"source": _live_files(spark, src), "target": _live_files(spark, tgt)}
+
+    s = build_and_check()
+    assert s["track_hashed_whole_target"] == "new leaf layout: first run" and s["is_identical"]
+
+    # Nothing committed: the log says so, and no data file is read.
+    s = build_and_check("nothing", files())
+    assert s["track_files_hashed_target"] == 0 and s["track_files_reused_target"] > 5
+    assert rows_scanned(spark, _compiled(p, "tl__file_hashes"), scanned) == 0
+
+    # One partition rewritten (REPLACE WHERE; its name escapes '/'): only its rows are read.
+    before = files()
+    spark.sql(
+        f"insert into {tgt} replace where g = 'g/1' "
+        f"select * from ({rows}) where g = 'g/1' and id != 41 "
+        f"union all select 100001, 'new', 1.0d, 1.00, null, 'g/1'"
+    )
+    s = build_and_check("replace where", before)
+    assert (s["rows_added"], s["rows_deleted"]) == (1, 1) and s["track_files_hashed_target"] >= 1
+    in_g1 = spark.sql(f"select count(*) from {tgt} where g = 'g/1'").first()[0]
+    assert rows_scanned(spark, _compiled(p, "tl__file_hashes"), scanned) == in_g1
+
+    # A delete that adds deletion vectors (the file's path stays), in the NULL partition too,
+    # and rows appended to the unpartitioned source.
+    before = files()
+    spark.sql(
+        f"delete from {tgt} where id in (3, 1500) or (id is null and s = 'null key' and d = 1.0d)"
+    )
+    spark.sql(f"insert into {src} select 100002, 'appended', 2.0d, 2.00, null, 'g/2'")
+    s = build_and_check("deletion vectors and an append", before)
+    assert s["track_files_hashed_source"] == 1 and s["rows_deleted"] == 2 + 1 + 1
+
+    # A metadata commit (here a table property): an unchanged file may read differently after
+    # one, so the side is hashed whole, and the summary says why.
+    spark.sql(f"alter table {tgt} set tblproperties ('delta.checkpointInterval' = '1')")
+    _build(p, pairs, tables)
+    s = _same_answers(p, "tl")
+    assert "metadata or protocol changed" in s["track_hashed_whole_target"]
+    assert s["track_hashed_whole_source"] is None and s["track_files_hashed_source"] == 0
+
+    # The log cleaned up past the stored version: two commits, a checkpoint after each, the
+    # older commit file removed (as delta.logRetentionDuration would): hashed whole.
+    spark.sql(f"delete from {tgt} where id = 5")
+    spark.sql(f"delete from {tgt} where id = 6")
+    location = spark.sql(f"describe detail {tgt}").first()["location"].removeprefix("file:")
+    version = spark.sql(f"describe history {tgt} limit 1").first()["version"]
+    (Path(location) / "_delta_log" / f"{version - 1:020d}.json").unlink()
+    assert spark.sql(f"select count(*) from {tgt}").first()[0] > 0  # still readable
+    _build(p, pairs, tables)
+    s = _same_answers(p, "tl")
+    assert "no longer holds every commit" in s["track_hashed_whole_target"]
+
+    # Then tracked through the log again.
+    s = build_and_check("after a whole re-hash", files())
+    assert s["track_files_hashed_target"] == 0
+
+    # Dropped and created again under its name: another table, whatever its version number.
+    spark.sql(f"drop table {tgt}")
+    spark.sql(target_ddl)
+    for _ in range(6):
+        spark.sql(f"delete from {tgt} where id = 2")
+    _build(p, pairs, tables)
+    s = _same_answers(p, "tl")
+    assert "another table" in s["track_hashed_whole_target"]
