@@ -139,19 +139,8 @@
       {% endif %}
     {% endif %}
   {% endfor %}
-  {% if out['reason'] is none and log['partitions'] and out['hash'] %}
-    {% set ors = [] %}
-    {% for t in tuples %}
-      {% set values = fromjson(t or '{}') %}
-      {% set ands = [] %}
-      {% for p in log['partitions'] %}
-        {% set v = values.get(p['name']) %}
-        {% do ands.append(table_diff.quote_identifier(p['name']) ~ ' <=> '
-            ~ ('cast(null as ' ~ p['type'] ~ ')' if v is none else 'cast(' ~ table_diff._sql_string(v) ~ ' as ' ~ p['type'] ~ ')')) %}
-      {% endfor %}
-      {% do ors.append('(' ~ ands | join(' and ') ~ ')') %}
-    {% endfor %}
-    {% do out.update({'where': '(' ~ ors | join(' or ') ~ ')'}) %}
+  {% if out['reason'] is none and out['hash'] %}
+    {% do out.update({'where': table_diff._partition_predicate(log['partitions'], tuples)}) %}
   {% endif %}
   {{ return(out) }}
 {% endmacro %}

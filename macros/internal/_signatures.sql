@@ -38,7 +38,8 @@
       for each [side, relation] of `relations`: two for a pair, three for a merge (ADR 0014), all on
       one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`).
       `files` (the changes track, ADR 0019): {side: {'path', 'size', 'modified': expressions, 'where':
-      a predicate on them or none}}: signatures per leaf and data file, of the files it selects. -#}
+      a predicate on them or none, 'partition': optional, the row's partition values as JSON (ADR
+      0022)}}: signatures per leaf and data file, of the files it selects. -#}
   {{ table_diff._bounds_ctes(spec, ranges, plan) }},
   {% for side, relation in relations %}
   {{ side }}_leafed as (
@@ -52,7 +53,8 @@
       select *, {{ table_diff._key_expr(spec, side) }} as __td_k
       {%- if files %}
         , {{ files[side]['path'] }} as __td_file, {{ files[side]['size'] }} as __td_file_size,
-        {{ files[side]['modified'] }} as __td_file_modified
+        {{ files[side]['modified'] }} as __td_file_modified,
+        {{ files[side].get('partition') or 'cast(null as string)' }} as __td_file_partition
       {%- endif %}
       from {{ table_diff._side_from(spec, side, relation) }}
       {{ table_diff._where(spec) }}
@@ -68,6 +70,7 @@
       '{{ side }}' as side,
       {%- if files %}
       __td_file as file_path, __td_file_size as file_size, __td_file_modified as file_modified,
+      __td_file_partition as file_partition,
       {%- endif %}
       cast(__td_leaf as int) as leaf_id,
       count(*) as n_rows,
@@ -77,7 +80,7 @@
       count_if({{ table_diff._null_key_expr(spec) }}) as n_null_key_rows,
       {{ table_diff._hash_sums() }}
     from {{ side }}_leafed
-    group by __td_leaf{{ ', __td_file, __td_file_size, __td_file_modified' if files }}
+    group by __td_leaf{{ ', __td_file, __td_file_size, __td_file_modified, __td_file_partition' if files }}
   ){{ ',' if not loop.last }}
   {% endfor %}
 {% endmacro %}

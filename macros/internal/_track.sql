@@ -111,7 +111,8 @@
   {#- Per side read through its log (ADR 0022): the table and version the stored signatures were
       computed at, when the state records them (states written before that read as unrecorded). -#}
   {% set logs = {} %}
-  {% if 'side_version' in adapter.get_columns_in_relation(ns.rel) | map(attribute='name') | map('lower') | list %}
+  {% set stored_columns = adapter.get_columns_in_relation(ns.rel) | map(attribute='name') | map('lower') | list %}
+  {% if 'side_version' in stored_columns %}
     {% for side, table_id, n_ids, version, n_versions in run_query("select side, max(side_table_id), count(distinct side_table_id), max(side_version), count(distinct side_version) from "
         ~ ns.rel ~ " group by side").rows %}
       {% if (n_ids | int) == 1 and (n_versions | int) == 1 %}
@@ -119,7 +120,7 @@
       {% endif %}
     {% endfor %}
   {% endif %}
-  {{ return({'relation': ns.rel, 'reason': none, 'logs': logs}) }}
+  {{ return({'relation': ns.rel, 'reason': none, 'logs': logs, 'has_partition': 'file_partition' in stored_columns}) }}
 {% endmacro %}
 
 
@@ -179,6 +180,39 @@
     {% endif %}
   {% endfor %}
   {{ return(out) }}
+{% endmacro %}
+
+
+{% macro _partition_predicate(partitions, tuples) %}
+  {#- A predicate that holds on the rows of the partitions `tuples` (each a JSON object of partition
+      column values, a missing or null value meaning NULL) of a table partitioned by `partitions`
+      ([{'name', 'type'}], types whose text casts back exactly: `table_log`), so that the engine opens
+      those partitions only; none without partitions, tuples, or with a tuple not known. -#}
+  {% if not partitions or not tuples or none in tuples %}{{ return(none) }}{% endif %}
+  {% set ors = [] %}
+  {% for t in tuples | unique %}
+    {% set values = fromjson(t) %}
+    {% set ands = [] %}
+    {% for p in partitions %}
+      {% set v = values.get(p['name']) %}
+      {% do ands.append(table_diff.quote_identifier(p['name']) ~ ' <=> cast('
+          ~ ('null' if v is none else table_diff._sql_string(v)) ~ ' as ' ~ p['type'] ~ ')') %}
+    {% endfor %}
+    {% do ors.append('(' ~ ands | join(' and ') ~ ')') %}
+  {% endfor %}
+  {{ return('(' ~ ors | join(' or ') ~ ')') }}
+{% endmacro %}
+
+
+{% macro _partition_values_expr(partitions) %}
+  {#- Per row, its partition values as the JSON object `_partition_predicate` reads (a NULL value
+      is left out), or none for an unpartitioned side. -#}
+  {% if not partitions %}{{ return(none) }}{% endif %}
+  {% set fields = [] %}
+  {% for p in partitions %}
+    {% do fields.append(table_diff._sql_string(p['name']) ~ ', ' ~ table_diff.quote_identifier(p['name'])) %}
+  {% endfor %}
+  {{ return('to_json(named_struct(' ~ fields | join(', ') ~ '))') }}
 {% endmacro %}
 
 
@@ -259,19 +293,25 @@
   {% do table_diff._require_run('row_diff', 'file_hashes', file_hashes, spec) %}
   {% set max_files = var('table_diff_track_max_files', 1000) | int %}
   {% set found = {'source': [], 'target': []} %}
+  {% set partitions = {'source': [], 'target': []} %}
   {% set unknown = [] %}
-  {% for row in run_query("select distinct side, file_path from " ~ file_hashes ~ " where leaf_id in (" ~ leaves_query ~ ")").rows %}
-    {% if row[1] is none %}{% do unknown.append(row[0]) %}{% else %}{% do found[row[0]].append(row[1]) %}{% endif %}
+  {% for side, path, partition in run_query("select distinct side, file_path, file_partition from " ~ file_hashes ~ " where leaf_id in (" ~ leaves_query ~ ")").rows %}
+    {% if path is none %}{% do unknown.append(side) %}{% else %}{% do found[side].append(path) %}{% do partitions[side].append(partition) %}{% endif %}
   {% endfor %}
   {% set files = {} %}
   {% for side in ['source', 'target'] %}
     {% set identity = table_diff.file_identity(relations[side], spec['pins'][side]['format']) %}
     {% set usable = identity is not none and side not in unknown and found[side] | length <= max_files %}
     {% set i = identity or {'path': 'cast(null as string)', 'size': 'cast(null as bigint)', 'modified': 'cast(null as timestamp)'} %}
-    {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'],
-        'where': table_diff._in_list(i['path'], found[side]) if usable else none}}) %}
+    {% set where = table_diff._in_list(i['path'], found[side]) if usable else none %}
+    {#- Delta does not prune by path: name the files' partitions too (ADR 0022). -#}
+    {% set side_log = table_diff.table_log(relations[side], spec['pins'][side]) if usable and not i['selectable'] else none %}
+    {% set in_partitions = table_diff._partition_predicate(side_log['partitions'], partitions[side]) if side_log else none %}
+    {% if where and in_partitions %}{% set where = where ~ ' and ' ~ in_partitions %}{% endif %}
+    {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'], 'where': where}}) %}
     {% if usable %}
-      {% do log("table_diff.row_diff: " ~ spec[side] ~ ": " ~ found[side] | length ~ " data files hold the selected leaves (changes track)", info=true) %}
+      {% do log("table_diff.row_diff: " ~ spec[side] ~ ": " ~ found[side] | length ~ " data files hold the selected leaves (changes track)"
+          ~ ("; read from their partitions only" if in_partitions else ""), info=true) %}
     {% endif %}
   {% endfor %}
   {{ return(files) }}

@@ -49,25 +49,25 @@
   {% set sides, plans = {}, {} %}
   {% for side in ['source', 'target'] %}
     {% set identity = table_diff.file_identity(relations[side], spec['pins'][side]['format']) %}
-    {% set log = table_diff.table_log(relations[side], spec['pins'][side]) if identity is not none else none %}
+    {% set side_log = table_diff.table_log(relations[side], spec['pins'][side]) if identity is not none else none %}
     {% set stored = (previous.get('logs') or {}).get(side) %}
-    {% do plans.update({side: {'identity': identity, 'log': log, 'reason': previous['reason'], 'hash': none, 'drop': [],
+    {% do plans.update({side: {'identity': identity, 'log': side_log, 'reason': previous['reason'], 'hash': none, 'drop': [],
                                'files': none, 'where': none, 'versions': none}}) %}
     {% if identity is none %}
       {% do plans[side].update({'reason': 'no file identity (a view, an Iceberg table or another non-file source): hashed whole every run'}) %}
     {% elif previous['relation'] is none %}
-    {% elif log is not none and stored is not none and stored['table_id'] != log['id'] %}
+    {% elif side_log is not none and stored is not none and stored['table_id'] != side_log['id'] %}
       {% do plans[side].update({'reason': 'another table than the stored signatures were computed from (dropped and created again)'}) %}
-    {% elif log is not none and stored is not none %}
+    {% elif side_log is not none and stored is not none %}
       {#- The table's log names the files added and removed since the stored version (ADR 0022). -#}
-      {% set change = table_diff.table_log_changes(log, stored['version'], max_versions) %}
+      {% set change = table_diff.table_log_changes(side_log, stored['version'], max_versions) %}
       {% if change['reason'] %}
         {% do plans[side].update({'reason': change['reason']}) %}
       {% elif (change['hash'] | length) + (change['drop'] | length) > max_files %}
         {% do plans[side].update({'reason': (change['hash'] | length) ~ ' files changed (more than table_diff_track_max_files = ' ~ max_files ~ ')'}) %}
       {% else %}
         {% do plans[side].update({'hash': change['hash'], 'drop': change['drop'], 'where': change['where'],
-                                  'versions': [stored['version'], log['version']]}) %}
+                                  'versions': [stored['version'], side_log['version']]}) %}
       {% endif %}
     {% else %}
       {% do sides.update({side: {'relation': relations[side], 'identity': identity}}) %}
@@ -90,7 +90,8 @@
     {% set i = p['identity'] or {'path': 'cast(null as string)', 'size': 'cast(null as bigint)', 'modified': 'cast(null as timestamp)', 'selectable': false} %}
     {% set where = none if p['hash'] is none else table_diff._in_list(i['path'], p['hash']) %}
     {% if where and p['where'] %}{% set where = where ~ ' and ' ~ p['where'] %}{% endif %}
-    {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'], 'where': where}}) %}
+    {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'], 'where': where,
+        'partition': table_diff._partition_values_expr(p['log']['partitions'] if p['log'] else none)}}) %}
     {% if p['hash'] is not none %}
       {#- A file hashed now never keeps a stored signature too, whatever the listing or log said. -#}
       {% do keep.append("(side = '" ~ side ~ "' and not " ~ table_diff._in_list('file_path', (p['drop'] + p['hash']) | unique | list) ~ ")") %}
@@ -111,9 +112,11 @@
   {% endfor %}
 
   {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
-  {% set cols = 'file_path, file_size, file_modified, leaf_id, n_rows, n_keys, n_null_key_rows, h1_hi, h1_lo, h2_hi, h2_lo' %}
+  {% set cols = 'file_path, file_size, file_modified, file_partition, leaf_id, n_rows, n_keys, n_null_key_rows, h1_hi, h1_lo, h2_hi, h2_lo' %}
+  {#- A state written before `file_partition` (ADR 0022) reads it as unknown. -#}
+  {% set stored_cols = cols if previous.get('has_partition') else cols | replace('file_partition', 'cast(null as string) as file_partition') %}
   select
-    u.side, u.file_path, u.file_size, u.file_modified,
+    u.side, u.file_path, u.file_size, u.file_modified, u.file_partition,
     sum(u.n_rows) over (partition by u.side, u.file_path) as file_rows,
     u.leaf_id, u.n_rows, u.n_keys, u.n_null_key_rows, u.h1_hi, u.h1_lo, u.h2_hi, u.h2_lo,
     u.rehashed,
@@ -145,7 +148,7 @@
     select side, {{ cols }}, true as rehashed from target_blocks
     {%- if keep %}
     union all
-    select side, {{ cols }}, false as rehashed from {{ previous['relation'] }}
+    select side, {{ stored_cols }}, false as rehashed from {{ previous['relation'] }}
     where {{ keep | join(' or ') }}
     {%- endif %}
   ) as u

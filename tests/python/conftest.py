@@ -37,6 +37,8 @@ from typing import Any
 import pytest
 import yaml
 
+from dbt_table_diff.lakehouse import lakehouse_conf
+
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 os.environ.setdefault("DBT_NO_VERSION_CHECK", "true")
@@ -70,24 +72,6 @@ def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # TABLE_DIFF_REQUIRE_LAKEHOUSE=1: a missing jar list then fails the format tests, never skips them.
 LAKEHOUSE_JARS = os.environ.get("TABLE_DIFF_LAKEHOUSE_JARS", "").strip()
 LAKEHOUSE_REQUIRED = os.environ.get("TABLE_DIFF_REQUIRE_LAKEHOUSE", "") == "1"
-
-
-def lakehouse_conf(spark_home: Path, jars: str) -> dict[str, str]:
-    """The confs that turn Delta and Iceberg on (profiles.example.yml shows the same)."""
-    return {
-        "spark.jars": jars,
-        "spark.sql.extensions": (
-            "io.delta.sql.DeltaSparkSessionExtension,"
-            "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
-        ),
-        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
-        "spark.sql.catalog.iceberg": "org.apache.iceberg.spark.SparkCatalog",
-        "spark.sql.catalog.iceberg.type": "hadoop",
-        "spark.sql.catalog.iceberg.warehouse": str(spark_home / "iceberg-warehouse"),
-        # Delta computes each new snapshot's state in 50 tasks by default; on the suite's tiny
-        # tables those tasks, not the data, are most of every Delta write and read.
-        "spark.databricks.delta.snapshotPartitions": "2",
-    }
 
 
 @pytest.fixture(scope="session")
