@@ -611,16 +611,33 @@ def test_track_reads_the_delta_log(track_project, lakehouse):
     assert "another table" in s["track_hashed_whole_target"]
 
 
-@pytest.mark.parametrize("seed", [5, 17])
+DELTA_CHANGES = ("append", "delete", "update", "replace", "overwrite", "add_column", "partial_run")
+DELTA_SEEDS = (5, 17, 23)
+
+
+def _delta_sequence(seed: int) -> list[tuple[str, str, int]]:
+    """The seeded sequence of (side, change, key) one random-change test makes."""
+    import random
+
+    rnd = random.Random(seed)
+    return [
+        (rnd.choice(["source", "target"]), rnd.choice(DELTA_CHANGES), rnd.randrange(2000))
+        for _ in range(4)
+    ]
+
+
+def test_the_delta_seeds_make_every_kind_of_change():
+    made = {change for seed in DELTA_SEEDS for _, change, _ in _delta_sequence(seed)}
+    assert made == set(DELTA_CHANGES)
+
+
+@pytest.mark.parametrize("seed", DELTA_SEEDS)
 def test_track_on_delta_after_random_changes_equals_the_full_diff(track_project, lakehouse, seed):
     """Seeded random sequences of Delta writes to either side (rows appended, deleted through
     deletion vectors, updated in place, a partition replaced, the whole table overwritten, a
     column added to both sides, a run stopped after its track was written): after each, the
     tracked pair equals its untracked twin row for row, and a side read through its log hashed
     exactly the files whose (path, live rows) are new since the last complete build."""
-    import random
-
-    rnd = random.Random(seed)
     p, spark, schema = track_project, track_project.spark, track_project.schema
     names = {"source": f"dr{seed}_source", "target": f"dr{seed}_target"}
     tables = {side: f"`{schema}`.{name}" for side, name in names.items()}
@@ -638,13 +655,8 @@ def test_track_on_delta_after_random_changes_equals_the_full_diff(track_project,
     columns = "id, s, d, amount, ts, g"
     next_key = 200_000
     before = {side: _live_files(spark, t) for side, t in tables.items()}
-    for step in range(4):
-        side = rnd.choice(["source", "target"])
+    for step, (side, change, key) in enumerate(_delta_sequence(seed)):
         table = tables[side]
-        change = rnd.choice(
-            ["append", "delete", "update", "replace", "overwrite", "add_column", "partial_run"]
-        )
-        key = rnd.randrange(2000)
         if change == "append":
             spark.sql(
                 f"insert into {table} (id, s, d, amount, ts, g) values "
