@@ -2,25 +2,27 @@
     from the commits themselves, so a changes track (ADR 0022) needs no file listing and no guess
     from sizes or modification times. -#}
 
-{% macro table_log(relation, pin) %}
-  {{ return(adapter.dispatch('table_log', 'table_diff')(relation, pin)) }}
+{% macro table_log(relation, pin, key=none) %}
+  {{ return(adapter.dispatch('table_log', 'table_diff')(relation, pin, key)) }}
 {% endmacro %}
 
 
-{% macro default__table_log(relation, pin) %}
+{% macro default__table_log(relation, pin, key=none) %}
   {#- No portable log: the track lists files instead (`file_identity`). -#}
   {{ return(none) }}
 {% endmacro %}
 
 
-{% macro spark__table_log(relation, pin) %}
+{% macro spark__table_log(relation, pin, key=none) %}
   {#-
     What reading a Delta table's log needs, from DESCRIBE DETAIL (metadata only): {'id': the
     table's id (a table dropped and created again under its name gets a new one), 'location', 'version':
     the pinned version the run reads, 'partitions': [{'name', 'type'}] of the partition columns whose
     log values cast back exactly (string, integral, date, boolean; none under column mapping, whose
-    log names columns physically)}. None for a side that is not a Delta table read at its current,
-    pinned version.
+    log names columns physically), 'key': `key` ({'name', 'type'}: the first key column, in this
+    side's type) when the log's statistics bound it exactly (an integral or date column with a
+    plain name, no column mapping), else none}. None for a side that is not a Delta table read at
+    its current, pinned version.
   -#}
   {% if pin is none or pin.get('format') != 'delta' or pin.get('version') is none or pin.get('explicit') %}
     {{ return(none) }}
@@ -45,7 +47,10 @@
       {% do partitions.append({'name': name, 'type': t}) %}
     {% endif %}
   {% endfor %}
+  {% set bounded = key is not none and not mapped and modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', key['name'])
+      and table_diff._type_family(key['type']) in ['integral', 'date'] %}
   {{ return({'id': d['id'] | string, 'location': d['location'] | string, 'version': pin['version'] | int,
+             'key': key if bounded else none,
              'partitions': partitions if partitions | length == partition_columns | length else []}) }}
 {% endmacro %}
 
@@ -67,7 +72,8 @@
     only: {'reason': none, or why the log cannot answer (then nothing may be reused), 'hash': paths
     of files present at the pinned version that a commit added (a deletion vector added to a file
     is a remove and an add of its path: it is hashed again), 'drop': paths a commit removed (their
-    stored signatures go), 'where': a predicate that selects the partitions of the files to hash, or none,
+    stored signatures go), 'where': a predicate that holds on every row of the files to hash and
+    lets Delta skip others (their partitions; their key ranges from the log's statistics), or none,
     'versions': how many commits were read}. Paths are as `_metadata.file_path` shows them (the
     table's location, then the log's URL-encoded relative path). The log cannot answer when a
     commit changed the table's metadata or protocol (a schema change can change what an unchanged
@@ -92,7 +98,7 @@
   {% set actions %}
     select
       cast(regexp_extract(_metadata.file_name, '^([0-9]+)[.]json$', 1) as bigint) as version,
-      from_json(value, 'struct<add: struct<path: string, partitionValues: map<string, string>>, remove: struct<path: string>, metaData: struct<id: string>, protocol: struct<minReaderVersion: int>>') as a
+      from_json(value, 'struct<add: struct<path: string, partitionValues: map<string, string>, stats: string>, remove: struct<path: string>, metaData: struct<id: string>, protocol: struct<minReaderVersion: int>>') as a
     from text.{{ table_diff.quote_identifier(glob) }}
   {% endset %}
   {% set error = table_diff.explain_error('select count(*) from (' ~ actions ~ ')') %}
@@ -104,26 +110,31 @@
     with actions as ({{ actions }}),
     touched as (
       select version, coalesce(a.add.path, a.remove.path) as path, a.add is not null as is_add,
-             to_json(a.add.partitionValues) as partition_values
+             to_json(a.add.partitionValues) as partition_values,
+             {%- set k = (log['key'] or {}).get('name') %}
+             {{ ("get_json_object(a.add.stats, '$.minValues." ~ k ~ "')") if k else 'cast(null as string)' }} as key_min,
+             {{ ("get_json_object(a.add.stats, '$.maxValues." ~ k ~ "')") if k else 'cast(null as string)' }} as key_max,
+             {{ ("get_json_object(a.add.stats, '$.nullCount." ~ k ~ "')") if k else 'cast(null as string)' }} as key_nulls
       from actions where a.add is not null or a.remove is not null
     ),
     last as (
       select path, max(version) as version, bool_or(not is_add) as removed from touched group by path
     ),
     files as (
-      select t.path, bool_or(t.is_add) as present, max(t.partition_values) as partition_values, max(m.removed) as removed
+      select t.path, bool_or(t.is_add) as present, max(t.partition_values) as partition_values, max(m.removed) as removed,
+             max(t.key_min) as key_min, max(t.key_max) as key_max, max(t.key_nulls) as key_nulls
       from touched as t join last as m on t.path = m.path and t.version = m.version
       group by t.path
     )
-    select 'file' as what, path, present, removed, partition_values, cast(null as bigint) as n from files
+    select 'file' as what, path, present, removed, partition_values, key_min, key_max, key_nulls, cast(null as bigint) as n from files
     union all
-    select 'versions', null, null, null, null, count(distinct version) from actions
+    select 'versions', null, null, null, null, null, null, null, count(distinct version) from actions
     union all
-    select 'metadata', null, null, null, null, count_if(a.metaData is not null or a.protocol is not null) from actions
+    select 'metadata', null, null, null, null, null, null, null, count_if(a.metaData is not null or a.protocol is not null) from actions
   {% endset %}
   {% set paths = {'hash': [], 'drop': []} %}
-  {% set tuples = [] %}
-  {% for what, path, present, removed, partition_values, n in run_query(sql).rows %}
+  {% set tuples, ranges = [], [] %}
+  {% for what, path, present, removed, partition_values, key_min, key_max, key_nulls, n in run_query(sql).rows %}
     {% if what == 'versions' and (n | int) != until - since %}
       {% do out.update({'reason': 'the Delta log no longer holds every commit since the stored version ' ~ since
           ~ ' (' ~ n ~ ' of ' ~ (until - since) ~ ' found: cleaned up after delta.logRetentionDuration)'}) %}
@@ -136,11 +147,53 @@
       {% if present %}
         {% do out['hash'].append(full) %}
         {% if partition_values not in tuples %}{% do tuples.append(partition_values) %}{% endif %}
+        {% do ranges.append([key_min, key_max, key_nulls]) %}
       {% endif %}
     {% endif %}
   {% endfor %}
   {% if out['reason'] is none and out['hash'] %}
-    {% do out.update({'where': table_diff._partition_predicate(log['partitions'], tuples)}) %}
+    {% set terms = [table_diff._partition_predicate(log['partitions'], tuples), table_diff._key_ranges_predicate(log['key'], ranges)] %}
+    {% do out.update({'where': terms | reject('none') | join(' and ') or none}) %}
   {% endif %}
   {{ return(out) }}
+{% endmacro %}
+
+
+{% macro _key_ranges_predicate(key, ranges) %}
+  {#- A predicate on the key column `key` ({'name', 'type'}, integral or date) that holds on every row
+      of files whose keys lie in `ranges` ([min, max, NULL count] as the Delta log's statistics
+      write them), NULL keys included where a file may hold any, so that Delta's data skipping opens only files whose statistics overlap
+      them: overlapping ranges merged. None without a key, or when a file has no bounds. -#}
+  {% if key is none or not ranges %}{{ return(none) }}{% endif %}
+  {% set family = table_diff._type_family(key['type']) %}
+  {% set pattern = '-?[0-9]{1,19}' if family == 'integral' else '[0-9]{4}-[0-9]{2}-[0-9]{2}' %}
+  {% set bounds = [] %}
+  {% set ns = namespace(nulls=false) %}
+  {% for lo, hi, nulls in ranges %}
+    {#- A file whose statistics do not count its NULL keys may hold some. -#}
+    {% if nulls is none or not modules.re.fullmatch('[0-9]+', nulls | string) or (nulls | int) > 0 %}{% set ns.nulls = true %}{% endif %}
+    {% if lo is none and hi is none and nulls is not none and modules.re.fullmatch('[0-9]+', nulls | string) and (nulls | int) > 0 %}
+      {#- Every key of the file is NULL: no range. -#}
+    {% elif lo is none or hi is none or not modules.re.fullmatch(pattern, lo | string) or not modules.re.fullmatch(pattern, hi | string) %}
+      {{ return(none) }}
+    {% else %}
+      {% do bounds.append([(lo | int) if family == 'integral' else lo | string, (hi | int) if family == 'integral' else hi | string]) %}
+    {% endif %}
+  {% endfor %}
+  {% set merged = [] %}
+  {% for lo, hi in bounds | sort(attribute='0') %}
+    {% if merged and lo <= merged[-1][1] %}
+      {% set last = merged.pop() %}
+      {% do merged.append([last[0], [last[1], hi] | max]) %}
+    {% else %}
+      {% do merged.append([lo, hi]) %}
+    {% endif %}
+  {% endfor %}
+  {% set k = table_diff.quote_identifier(key['name']) %}
+  {% set terms = [k ~ ' is null'] if ns.nulls else [] %}
+  {% for lo, hi in merged %}
+    {% do terms.append(k ~ ' between cast(' ~ table_diff._sql_string(lo) ~ ' as ' ~ key['type'] ~ ') and cast('
+        ~ table_diff._sql_string(hi) ~ ' as ' ~ key['type'] ~ ')') %}
+  {% endfor %}
+  {{ return(('(' ~ terms | join(' or ') ~ ')') if terms else 'false') }}
 {% endmacro %}

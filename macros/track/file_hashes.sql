@@ -49,7 +49,9 @@
   {% set sides, plans = {}, {} %}
   {% for side in ['source', 'target'] %}
     {% set identity = table_diff.file_identity(relations[side], spec['pins'][side]['format']) %}
-    {% set side_log = table_diff.table_log(relations[side], spec['pins'][side]) if identity is not none else none %}
+    {% set key = spec['key'][0] %}
+    {% set side_log = table_diff.table_log(relations[side], spec['pins'][side], {'name': key['name'], 'type': key[side ~ '_type']})
+        if identity is not none else none %}
     {% set stored = (previous.get('logs') or {}).get(side) %}
     {% do plans.update({side: {'identity': identity, 'log': side_log, 'reason': previous['reason'], 'hash': none, 'drop': [],
                                'files': none, 'where': none, 'versions': none}}) %}
@@ -103,7 +105,7 @@
     {% elif p['versions'] is not none %}
       {% set said = "from the Delta log of versions " ~ (p['versions'][0] + 1) ~ ".." ~ p['versions'][1] ~ ": " ~ p['hash'] | length
           ~ " files to hash, " ~ (p['drop'] | length) ~ " files' stored signatures dropped"
-          ~ ("" if p['hash'] | length == 0 else (" (read from their partitions only)" if p['where'] else " (Spark reads every file to find these rows: the table is not partitioned by a column the log can name)")) %}
+          ~ ("" if p['hash'] | length == 0 else (" (Delta opens only the files their partitions and key ranges may hold)" if p['where'] else " (Spark reads every file to find these rows: no partition or key range the log can name)")) %}
     {% else %}
       {% set said = p['hash'] | length ~ " of " ~ p['files'] ~ " files to hash, " ~ (p['drop'] | length) ~ " stored signatures dropped"
           ~ ("" if i['selectable'] or p['hash'] | length == 0 else " (a Delta table: Spark reads every file to find these rows)") %}

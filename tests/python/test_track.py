@@ -576,6 +576,9 @@ def test_track_reads_the_delta_log(track_project, lakehouse):
     spark.sql(f"insert into {src} select 100002, 'appended', 2.0d, 2.00, null, 'g/2'")
     s = build_and_check("deletion vectors and an append", before)
     assert s["track_files_hashed_source"] == 1 and s["rows_deleted"] == 2 + 1 + 1
+    # The unpartitioned source: the new file's key range from the log's statistics lets Delta
+    # skip every other file (none of them holds that key).
+    assert rows_scanned(spark, _compiled(p, "tl__file_hashes"), (f"{schema}.tl_source",)) == 1
 
     # A metadata commit (here a table property): an unchanged file may read differently after
     # one, so the side is hashed whole, and the summary says why.
