@@ -105,6 +105,14 @@ def write_project(root: Path, conf: dict[str, str]) -> None:
         )
 
 
+def timed(into: list[float], run):
+    """``run()``, its wall time appended to ``into``; its result."""
+    t0 = time.perf_counter()
+    result = run()
+    into.append(time.perf_counter() - t0)
+    return result
+
+
 def lakehouse_jars() -> str:
     """The Delta and Iceberg jars, fetched once into the project's cache (make lakehouse-jars)."""
     out = subprocess.run(
@@ -163,21 +171,18 @@ def main() -> None:
     snapshot_s = time.perf_counter() - t0
     assert summary("trk")["is_identical"]
 
+    def join():
+        return spark.sql(join_sql(f"{SCHEMA}.src", f"{SCHEMA}.tgt", ["id"], COLUMNS)).first()
+
     # Identical sides, nothing written since the last check: the tracked pair against the same
     # pair untracked, once warm (its second run on identical sides takes the quick check).
     dbt.run("full__ranges+")
     identical: dict[str, list[float]] = {"tracked": [], "untracked": [], "join": []}
     identical_models: list[dict[str, float]] = []
     for _ in range(args.reps):
-        t0 = time.perf_counter()
-        identical_models.append(dbt.run("trk__ranges+"))
-        identical["tracked"].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        dbt.run("full__ranges+")
-        identical["untracked"].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        joined = spark.sql(join_sql(f"{SCHEMA}.src", f"{SCHEMA}.tgt", ["id"], COLUMNS)).first()
-        identical["join"].append(time.perf_counter() - t0)
+        identical_models.append(timed(identical["tracked"], lambda: dbt.run("trk__ranges+")))
+        timed(identical["untracked"], lambda: dbt.run("full__ranges+"))
+        joined = timed(identical["join"], join)
         assert summary("trk")["is_identical"] and summary("full")["is_identical"]
         assert (joined["added"], joined["deleted"], joined["modified"]) == (0, 0, 0)
         assert summary("trk")["track_files_hashed_target"] == 0
@@ -227,21 +232,13 @@ def main() -> None:
                 f"from ({rows_sql(first, args.append)})"
             )
             want = {"rows_modified": 0, "rows_added": (rep + 1) * args.append}
-        t0 = time.perf_counter()
-        models.append(dbt.run("trk__ranges+"))
-        times["tracked"].append(time.perf_counter() - t0)
+        models.append(timed(times["tracked"], lambda: dbt.run("trk__ranges+")))
         track_rows.append(summary("trk"))
-        t0 = time.perf_counter()
-        dbt.run("trk__ranges+")
-        times["tracked, unchanged"].append(time.perf_counter() - t0)
+        timed(times["tracked, unchanged"], lambda: dbt.run("trk__ranges+"))
         unchanged = summary("trk")
         assert unchanged["track_files_hashed_source"] == unchanged["track_files_hashed_target"] == 0
-        t0 = time.perf_counter()
-        dbt.run("full__ranges+")
-        times["untracked"].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        joined = spark.sql(join_sql(f"{SCHEMA}.src", f"{SCHEMA}.tgt", ["id"], COLUMNS)).first()
-        times["join"].append(time.perf_counter() - t0)
+        timed(times["untracked"], lambda: dbt.run("full__ranges+"))
+        joined = timed(times["join"], join)
         for what, n in want.items():
             got = [track_rows[-1][what], unchanged[what], summary("full")[what]]
             got.append(joined["added"] if what == "rows_added" else joined["modified"])
