@@ -58,6 +58,7 @@
     {% if identity is none %}
       {% do plans[side].update({'reason': 'no file identity (a view, an Iceberg table or another non-file source): hashed whole every run'}) %}
     {% elif previous['relation'] is none %}
+      {#- Nothing stored to reuse: hashed whole, for previous['reason']. -#}
     {% elif side_log is not none and stored is not none and stored['table_id'] != side_log['id'] %}
       {% do plans[side].update({'reason': 'another table than the stored signatures were computed from (dropped and created again)'}) %}
     {% elif side_log is not none and stored is not none %}
