@@ -4,18 +4,23 @@
   was reached (the result is then partial), the columns compared, the hash spec version, the run id,
   whether a side was written while the pair ran, and the run's status (complete / partial /
   changed_during_run), each side's format and the version every pass read (Delta, Iceberg).
-  Refuses inputs of another run (ADR 0011).
+  Refuses inputs of another run (ADR 0011), the pair's column stats included when given: the
+  summary is built last, so a run stopped before it leaves the last run's summary, which readers
+  then find stale.
 -#}
-{% macro diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none) %}
+{% macro diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none, column_stats=none) %}
   {% do table_diff._require_relation('diff_summary', 'ranges', ranges) %}
   {% do table_diff._require_relation('diff_summary', 'block_hashes', block_hashes) %}
   {% do table_diff._require_relation('diff_summary', 'block_split', block_split) %}
   {% do table_diff._require_relation('diff_summary', 'row_diff', row_diff) %}
-  {{ return(adapter.dispatch('diff_summary', 'table_diff')(ranges, block_hashes, block_split, row_diff, file_hashes)) }}
+  {% if column_stats is not none %}
+    {% do table_diff._require_relation('diff_summary', 'column_stats', column_stats) %}
+  {% endif %}
+  {{ return(adapter.dispatch('diff_summary', 'table_diff')(ranges, block_hashes, block_split, row_diff, file_hashes, column_stats)) }}
 {% endmacro %}
 
 
-{% macro default__diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none) %}
+{% macro default__diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none, column_stats=none) %}
   {% if execute %}
     {{ exceptions.raise_compiler_error("table_diff.diff_summary: not implemented for adapter '" ~ adapter.type()
         ~ "'. Supported: spark (and databricks, which falls back to spark__).") }}
@@ -23,14 +28,15 @@
 {% endmacro %}
 
 
-{% macro spark__diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none) %}
+{% macro spark__diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none, column_stats=none) %}
   {% if not execute %}
     {{ return("select 0 as rows_source") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('diff_summary', ranges) %}
   {#- One run (ADR 0011): every input carries the run id the ranges model started. -#}
   {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)]
-        + ([('file_hashes', file_hashes)] if file_hashes is not none else []) %}
+        + ([('file_hashes', file_hashes)] if file_hashes is not none else [])
+        + ([('column_stats', column_stats)] if column_stats is not none else []) %}
     {% do table_diff._require_run('diff_summary', arg, relation, spec) %}
   {% endfor %}
   {% set run = run_query("select (select count(*) from " ~ block_split ~ " where selected),"

@@ -31,6 +31,7 @@
         "Leave it out (true: one whole-table signature first) or set false when drift is expected.") }}
   {% endif %}
   {% set limits = table_diff._check_thresholds(names['macro'], thresholds) %}
+  {% do table_diff._sample_rows_var(names['macro']) %}
   {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names, quick_check, limits)) }}
 {% endmacro %}
 
@@ -142,18 +143,29 @@
   {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
   {% do table_diff.cache_view(view, rows_sql) %}
   {% set counts = {'added': 0, 'deleted': 0, 'modified': 0, 'duplicate_key': 0} %}
-  {% for row in run_query("select diff_type, count(*) from " ~ view ~ " group by diff_type").rows %}
+  {% set duplicate_source_rows = [0] %}
+  {% for row in run_query("select diff_type, count(*), count_if(side = 'source') from " ~ view ~ " group by diff_type").rows %}
     {% do counts.update({row[0]: row[1] | int}) %}
+    {% if row[0] == 'duplicate_key' %}{% do duplicate_source_rows.append(row[2] | int) %}{% endif %}
   {% endfor %}
   {% set total = counts.values() | sum %}
+  {#- Which columns changed most (ADR 0021), of the keys stored once on each side: the model's rows
+      that are neither deleted nor a duplicate key's. Not a share when the result is partial. -#}
+  {% set changes = table_diff._column_changes(view, spec) if counts['modified'] > 0 else [] %}
+  {% set matched_keys = none if total >= spec['max_diff_rows'] else (sig[0] | int) - counts['deleted'] - (duplicate_source_rows | sum) %}
+  {% set per_class = table_diff._sample_rows_var(names['macro']) %}
+  {% set samples = table_diff._diff_samples(view, spec, per_class) %}
   {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ " DIFFER: "
       ~ counts['added'] ~ " added (only in " ~ names['target'] ~ "), " ~ counts['deleted'] ~ " deleted (only in "
       ~ names['source'] ~ "), " ~ counts['modified'] ~ " modified, "
       ~ counts['duplicate_key'] ~ " duplicate-key rows"
       ~ (" (stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ": there may be more)" if total >= spec['max_diff_rows'] else "")
+      ~ ("; most changed columns: " ~ table_diff._column_changes_text(changes, matched_keys) if changes else "")
       ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ ("whole-table signatures differ, every row compared." if whole_rows is not none
           else sig[2] ~ " of " ~ leaf_count ~ " blocks differ.")
-      ~ " The failing rows carry diff_type and changed_columns; `dbt test --store-failures` keeps them in a table.", info=true) %}
+      ~ " The failing rows carry diff_type and changed_columns; `dbt test --store-failures` keeps them in a table."
+      ~ (("\nFirst rows of each kind (" ~ names['source'] ~ " -> " ~ names['target'] ~ "):\n"
+          ~ table_diff._diff_samples_text(samples, per_class)) if samples else ""), info=true) %}
   {#- The rows were read a second time: a side written since the leaf pass would give a mixture of
       two states (ADR 0011). Checked by a count-like query per side; an error, never a verdict. -#}
   {% set changed = table_diff._changed_sides(names['macro'], spec, {'source': source, 'target': target},

@@ -53,7 +53,7 @@
 {% macro _history_pair_of(node) %}
   {#- The pair name of a node of a pair pipeline (NAME__ranges .. NAME__summary whose summary is
       built by table_diff.diff_summary), else none; and the summary node. -#}
-  {% set m = modules.re.match('^(.+)__(ranges|file_hashes|block_hashes|block_split|row_diff|summary)$', node.name) %}
+  {% set m = modules.re.match('^(.+)__(ranges|file_hashes|block_hashes|block_split|row_diff|column_stats|summary)$', node.name) %}
   {% if node.resource_type != 'model' or not m %}{{ return(none) }}{% endif %}
   {% set summary = graph.nodes.get('model.' ~ node.package_name ~ '.' ~ m.group(1) ~ '__summary') %}
   {% if summary and 'macro.table_diff.diff_summary' in summary.depends_on.macros %}
@@ -203,7 +203,7 @@
   {% set statuses = [] %}
   {% for res in results.values() %}{% do statuses.append(res.status | string) %}{% endfor %}
   {% set errors = [] %}
-  {% for model in ['ranges', 'file_hashes', 'block_hashes', 'block_split', 'row_diff', 'summary'] %}
+  {% for model in ['ranges', 'file_hashes', 'block_hashes', 'block_split', 'row_diff', 'column_stats', 'summary'] %}
     {% if model in results and (results[model].status | string) == 'error' %}{% do errors.append(results[model]) %}{% endif %}
   {% endfor %}
   {% set built = 'success' in statuses %}

@@ -13,6 +13,7 @@ from dbt_table_diff.report_cli import (
     add_report,
     demo_spark_home,
     find_demo_project,
+    non_negative_int,
     report,
 )
 from dbt_table_diff.scaffold import PairOptions, ScaffoldError, parse_normalize, write_pair
@@ -216,7 +217,7 @@ def _demo(args) -> int:
     from dbt_table_diff.session_submission import get_session
 
     spark = get_session()
-    print_summary(spark, relations[f"{args.pair}__summary"])
+    print_summary(spark, relations[f"{args.pair}__summary"], sample_rows=args.sample_rows)
     return 0
 
 
@@ -231,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         "--project-dir", help="dbt project holding the demo pair (default: ./integration_tests)"
     )
     demo.add_argument("--pair", default="orders_diff", help="pair to build (default orders_diff)")
+    demo.add_argument(
+        "--sample-rows",
+        type=non_negative_int,
+        default=5,
+        help="first rows shown of each kind of change, by key (default 5; 0: none)",
+    )
     add_report(sub)
     add_preview(sub)
     args = parser.parse_args(argv)

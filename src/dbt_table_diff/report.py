@@ -1,10 +1,10 @@
 """Reading a pair's result and rendering it as text (used by ``table-diff demo``).
 
 :func:`read_pair` is the one way the companion reads a pair: it shows nothing unless the five
-tables belong to one completed run (ADR 0011): the same run id stamped on every row of each, and
-the summary's counts equal to what the other tables hold. A run that failed or was killed midway
-leaves some tables of the new run beside the summary of the previous one; that is reported as a
-stale result with the fix, never shown as a diff.
+tables (six with ``NAME__column_stats``) belong to one completed run (ADR 0011): the same run id
+stamped on every row of each, and the summary's counts equal to what the other tables hold. A run
+that failed or was killed midway leaves some tables of the new run beside the summary of the
+previous one; that is reported as a stale result with the fix, never shown as a diff.
 """
 
 from __future__ import annotations
@@ -25,8 +25,13 @@ def _sibling(summary_relation: str, model: str) -> str:
     return name
 
 
-def read_pair(spark, summary_relation: str, limit: int = 20) -> tuple[dict[str, Any], list[dict]]:
-    """The summary (a dict) and the first ``limit`` differing rows of one completed run.
+def read_pair(
+    spark, summary_relation: str, limit: int = 20, *, per_class: int | None = None
+) -> tuple[dict[str, Any], list[dict]]:
+    """The summary (a dict) and the first ``limit`` differing rows of one completed run; with
+    ``per_class``, the first ``per_class`` rows of each kind of change by key instead (added,
+    deleted, modified, duplicate_key, in that order). The summary carries ``column_stats`` (the
+    rows of ``NAME__column_stats`` in column order) when the pair has that model, else none.
 
     Raises :class:`StaleRunError`, naming the table and the fix, when the pair's tables do not
     belong to one completed run.
@@ -89,37 +94,139 @@ def read_pair(spark, summary_relation: str, limit: int = 20) -> tuple[dict[str, 
                 f"pair's tables hold {held}: they were not all built by one run. "
                 f"{fix.format(label)}."
             )
-    diff_rows = [r.asDict() for r in stats["row_diff"].limit(limit).collect()]
+    summary["column_stats"] = _column_stats(spark, summary_relation, run, fix.format(label))
+    if per_class is None:
+        diff_rows = [r.asDict() for r in stats["row_diff"].limit(limit).collect()]
+    else:
+        diff_rows = first_rows_per_kind(stats["row_diff"], list(summary["key_columns"]), per_class)
     return summary, diff_rows
 
 
+KINDS = ("added", "deleted", "modified", "duplicate_key")
+
+
+def first_rows_per_kind(row_diff, key_columns: list[str], per_class: int) -> list[dict]:
+    """The first ``per_class`` rows of each kind of change, by key (then side), kinds in order."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if per_class <= 0:
+        return []
+    order = [F.col(f"`{k}`").asc_nulls_first() for k in key_columns] + [F.col("side")]
+    ranked = row_diff.withColumn(
+        "__td_rn", F.row_number().over(Window.partitionBy("diff_type").orderBy(*order))
+    )
+    rows = [r.asDict() for r in ranked.where(F.col("__td_rn") <= per_class).collect()]
+    rows.sort(key=lambda r: (KINDS.index(r["diff_type"]), r["__td_rn"]))
+    for r in rows:
+        del r["__td_rn"]
+    return rows
+
+
+def _column_stats(spark, summary_relation: str, run: str, fix: str) -> list[dict] | None:
+    """The pair's column statistics of this run, or None when the pair has no such model (scaffolded
+    before it existed). Another run's are stale (ADR 0011), as for the other models."""
+    relation = _sibling(summary_relation, "column_stats")
+    try:
+        df = spark.table(relation)
+        df.schema  # noqa: B018 -- resolves the table now
+    except Exception:  # AnalysisException: a pair scaffolded without column statistics
+        return None
+    rows = [r.asDict() for r in df.orderBy("column_position").collect()]
+    other = next((r["run_id"] for r in rows if r["run_id"] != run), None)
+    if other is not None:
+        raise StaleRunError(
+            f"table_diff: {relation} belongs to run '{other}' but {summary_relation} to run "
+            f"'{run}': the pair's last run failed or was stopped midway, so its tables "
+            f"disagree. {fix}."
+        )
+    return rows
+
+
 def format_summary(
-    summary: dict, diff_rows: list[dict], key_columns: list[str], limit: int = 20
+    summary: dict, diff_rows: list[dict], key_columns: list[str], limit: int = 5
 ) -> str:
+    """The text the CLI prints: counts, verdict, the most changed columns (with their share of
+    the matched keys) and, per kind of change, its first ``limit`` rows of ``diff_rows`` as given
+    (``read_pair(..., per_class=limit)``: by key). A partial result says "at least"."""
     s = summary
+    partial = bool(s.get("is_partial"))
     lines = [
         f"table_diff: {s['source_relation']} (source) vs {s['target_relation']} (target)",
         f"  rows            source {s['rows_source']}, target {s['rows_target']}",
         f"  blocks          {s['blocks_total']} total, {s['blocks_mismatched']} mismatched "
         f"({s['units_mismatched']} compare units of {s['leaves_total']} leaves)",
-        f"  differences     added {s['rows_added']}, deleted {s['rows_deleted']}, "
-        f"modified {s['rows_modified']}, duplicate-key rows {s['duplicate_key_rows']}",
+        f"  differences     {'at least: ' if partial else ''}added {s['rows_added']}, "
+        f"deleted {s['rows_deleted']}, modified {s['rows_modified']}, "
+        f"duplicate-key rows {s['duplicate_key_rows']}",
         f"  NULL keys       source {s['null_key_rows_source']}, target {s['null_key_rows_target']}",
         f"  verdict         {_verdict(s)}",
     ]
-    if diff_rows:
-        lines.append(f"  first {min(limit, len(diff_rows))} differing rows:")
-        for row in diff_rows[:limit]:
-            key = ", ".join(f"{k}={row[k]!r}" for k in key_columns)
-            changed = row.get("changed_columns") or []
-            detail = ""
-            if row["diff_type"] == "modified":
-                detail = "; ".join(
-                    f"{c}: {row.get('source__' + c)!r} -> {row.get('target__' + c)!r}"
-                    for c in changed
-                )
-            lines.append(f"    {row['diff_type']:<13} {key}  {detail}".rstrip())
+    changed = column_changes_text(s.get("column_stats"))
+    if changed:
+        lines.append(f"  changed columns {changed}")
+    counts = {
+        "added": s["rows_added"],
+        "deleted": s["rows_deleted"],
+        "modified": s["rows_modified"],
+        "duplicate_key": s["duplicate_key_rows"],
+    }
+    for kind in KINDS:
+        rows = [r for r in diff_rows if r["diff_type"] == kind][:limit]
+        if not rows:
+            continue
+        label = f"{kind} {counts[kind]}{'+' if partial else ''}"
+        for i, row in enumerate(rows):
+            head = f"  {label:<15} " if i == 0 else " " * 18
+            lines.append(head + _row_text(row, key_columns))
+        more = int(counts[kind] or 0) - len(rows)
+        if more > 0:
+            lines.append(" " * 18 + f"... {more}{' or more' if partial else ''} more by key")
     return "\n".join(lines)
+
+
+def column_changes_text(stats: list[dict] | None, most: int = 5) -> str:
+    """'status 2 (40%), amount 1 (20%) of 5 matched keys': the most changed columns first."""
+    changed = sorted(
+        (r for r in stats or [] if r["rows_changed"]), key=lambda r: -int(r["rows_changed"])
+    )
+    if not changed:
+        return "none" if stats else ""
+    partial = changed[0]["is_partial"]
+    parts = []
+    for r in changed[:most]:
+        share = r["changed_share"]
+        parts.append(
+            f"{r['column_name']} {r['rows_changed']}"
+            + ("" if share is None else f" ({100 * share:.3g}%)")
+        )
+    text = ", ".join(parts)
+    if len(changed) > most:
+        text += f", and {len(changed) - most} more"
+    if partial:
+        return "at least " + text + " (partial result: no share)"
+    return f"{text} of {changed[0]['matched_keys']} matched keys"
+
+
+def _show(value: Any) -> str:
+    """A value as SQL would print it: NULL, strings quoted."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def _row_text(row: dict, key_columns: list[str]) -> str:
+    text = ", ".join(f"{k}={_show(row[k])}" for k in key_columns)
+    if row["diff_type"] == "duplicate_key":
+        return f"{text} ({row['side']})"
+    if row["diff_type"] == "modified":
+        text += "  " + "; ".join(
+            f"{c}: {_show(row.get('source__' + c))} -> {_show(row.get('target__' + c))}"
+            for c in row.get("changed_columns") or []
+        )
+    return text
 
 
 def _verdict(s: dict) -> str:
@@ -133,6 +240,6 @@ def _verdict(s: dict) -> str:
     return verdict + ("  (partial: max_diff_rows reached)" if s["is_partial"] else "")
 
 
-def print_summary(spark, summary_relation: str) -> None:
-    summary, rows = read_pair(spark, summary_relation)
-    print(format_summary(summary, rows, list(summary["key_columns"])))
+def print_summary(spark, summary_relation: str, sample_rows: int = 5) -> None:
+    summary, rows = read_pair(spark, summary_relation, per_class=sample_rows)
+    print(format_summary(summary, rows, list(summary["key_columns"]), limit=sample_rows))

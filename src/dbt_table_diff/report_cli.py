@@ -6,6 +6,7 @@ Which dbt project and pair to read, with errors that say the fix; the report its
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
@@ -25,6 +26,13 @@ def demo_spark_home(project: Path) -> None:
     """The demo project's profile keeps its metastore under TABLE_DIFF_SPARK_HOME: `demo` and
     `report` must agree on it, or `report` would open an empty metastore."""
     os.environ.setdefault("TABLE_DIFF_SPARK_HOME", str(project / ".spark" / "demo"))
+
+
+def non_negative_int(value: str) -> int:
+    """argparse type of --sample-rows: a whole number >= 0."""
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"invalid count '{value}': expected a whole number >= 0")
+    return int(value)
 
 
 class ReportError(Exception):
@@ -163,6 +171,11 @@ def report(args) -> int:
     print(f"table-diff report: {pair}: {report['verdict']}")
     for banner in report.get("banners", []):
         print(f"  {banner}")
+    if report["state"] != "stale" and args.sample_rows > 0:
+        from dbt_table_diff.report import format_summary, read_pair
+
+        summary, rows = read_pair(spark, pairs[pair], per_class=args.sample_rows)
+        print(format_summary(summary, rows, list(summary["key_columns"]), args.sample_rows))
     print(f"wrote {json_path}\nwrote {html_path}")
     return 3 if report["state"] == "stale" else 0
 
@@ -191,6 +204,13 @@ def add_report(sub) -> None:
         type=int,
         default=1000,
         help="most differing rows shown (default 1000; the rest stay in NAME__row_diff)",
+    )
+    report.add_argument(
+        "--sample-rows",
+        type=non_negative_int,
+        default=5,
+        help="also print the summary with the first rows of each kind of change, by key "
+        "(default 5; 0: print only the verdict)",
     )
     report.add_argument(
         "--history-table",

@@ -306,6 +306,8 @@ def _json_value(value: Any) -> Any:
         return value
     if isinstance(value, list | tuple):
         return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
     return str(value)
 
 

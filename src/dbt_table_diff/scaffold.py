@@ -19,7 +19,7 @@ _RELATION_EXPR = re.compile(
     r"^\s*(ref|source)\(\s*('[^']*'|\"[^\"]*\")(\s*,\s*('[^']*'|\"[^\"]*\"))*\s*\)\s*$"
 )
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MODEL_SUFFIXES = ("ranges", "block_hashes", "block_split", "row_diff", "summary")
+MODEL_SUFFIXES = ("ranges", "block_hashes", "block_split", "row_diff", "column_stats", "summary")
 REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
 NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
 TRUNCATE_UNITS = ("millisecond", "second", "minute", "hour", "day")
@@ -214,11 +214,17 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         + f"    source={opts.source},\n    target={opts.target}"
         + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
         + "\n) }}\n",
+        f"{n}__column_stats.sql": header
+        + "{{ table_diff.column_stats(\n"
+        + f"    ranges=ref('{n}__ranges'),\n    block_hashes=ref('{n}__block_hashes'),\n"
+        + f"    block_split=ref('{n}__block_split'),\n    row_diff=ref('{n}__row_diff')"
+        + "\n) }}\n",
         f"{n}__summary.sql": header
         + "{{ table_diff.diff_summary(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_hashes=ref('{n}__block_hashes'),\n"
         + f"    block_split=ref('{n}__block_split'),\n    row_diff=ref('{n}__row_diff')"
         + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
+        + f",\n    column_stats=ref('{n}__column_stats')"
         + "\n) }}\n",
         f"_{n}__models.yml": properties_yml(opts),
     }

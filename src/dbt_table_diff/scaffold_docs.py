@@ -1,7 +1,8 @@
 """The properties file a scaffolded pair gets: what `dbt docs` shows for each of its models.
 
 Every model and every stored column has a description, so the lineage source/target -> ranges ->
-block_hashes -> block_split -> row_diff -> summary (-> repair) explains itself in `dbt docs`.
+block_hashes -> block_split -> row_diff -> column_stats -> summary (-> repair) explains itself in
+`dbt docs`.
 """
 
 from __future__ import annotations
@@ -126,6 +127,21 @@ SUMMARY_COLUMNS = (
 )
 
 
+# Every column of NAME__column_stats (macros/diff/column_stats.sql).
+COLUMN_STATS_COLUMNS = (
+    ("column_name", "A compared column."),
+    ("column_position", "Its position among the compared columns (table order, from 1)."),
+    ("rows_changed", "Modified rows in which it changed (at least this many when is_partial)."),
+    (
+        "matched_keys",
+        "Keys stored exactly once on each side (unchanged + modified); NULL when is_partial.",
+    ),
+    ("changed_share", "rows_changed / matched_keys (0 to 1); NULL when is_partial or no key."),
+    ("is_partial", "True when max_diff_rows cut the row diff short: the counts are incomplete."),
+    ("run_id", "The run of the pair these statistics belong to."),
+)
+
+
 def _column_entries(columns: list[tuple[str, str]]) -> str:
     return "".join(
         f"      - name: {name}\n        description: {json.dumps(text)}\n" for name, text in columns
@@ -244,7 +260,14 @@ models:
         description: Compared columns whose values differ, in table order (modified rows).
       - name: run_id
         description: The run of {n}__ranges these rows belong to.
-{row_diff_columns}  - name: {n}__summary
+{row_diff_columns}  - name: {n}__column_stats
+    description: >
+      Per compared column of pair {n}, in table order: in how many modified rows it changed and
+      the share of the matched keys (keys stored exactly once on each side, NULL keys included)
+      that changed in it. Read from {n}__row_diff and the block counts, no scan of a side. When
+      is_partial (max_diff_rows reached), rows_changed is only a lower bound and the share NULL.
+    columns:
+{_column_entries(list(COLUMN_STATS_COLUMNS))}  - name: {n}__summary
     description: >
       One-row summary of pair {n}: rows per side, blocks total and mismatched, added / deleted /
       modified / duplicate-key / NULL-key counts, whether the result is partial, run id.

@@ -295,6 +295,14 @@ class TwoWayDiff:
     # Duplicate keys whose rows are the same multiset on both sides (after normalisation): without
     # check_duplicate_keys such a key is reported only if something else in its block differs.
     symmetric_duplicate_keys: frozenset = frozenset()
+    # Keys stored exactly once on each side (NULL keys included): the unchanged and the modified.
+    matched_keys: int = 0
+    # Rows per side of every duplicate key: raw key tuple -> (source rows, target rows).
+    duplicate_rows_by_key: dict = field(default_factory=dict)
+
+    def column_changes(self) -> dict:
+        """Compared column -> modified keys in which it changed (columns that never did: absent)."""
+        return dict(Counter(c for changed in self.modified.values() for c in changed))
 
     @property
     def is_clean_without_duplicate_check(self) -> bool:
@@ -424,12 +432,14 @@ def brute_force_diff(
             for r in rows
         )
 
-    dup_rows_s = dup_rows_t = 0
+    dup_rows_s = dup_rows_t = matched = 0
+    dup_rows_by_key: dict[tuple, tuple[int, int]] = {}
     for ck, k in raw_key.items():
         rs = groups_s.get(ck, [])
         rt = groups_t.get(ck, [])
         if len(rs) > 1 or len(rt) > 1:
             dups.add(k)
+            dup_rows_by_key[k] = (len(rs), len(rt))
             if row_bag(rs) == row_bag(rt):
                 symmetric.add(k)
             dup_rows_s += len(rs)
@@ -439,6 +449,7 @@ def brute_force_diff(
         elif not rs:
             added.add(k)
         else:
+            matched += 1
             a, b = rs[0], rt[0]
             changed = tuple(
                 c
@@ -463,6 +474,8 @@ def brute_force_diff(
         duplicate_key_rows_source=dup_rows_s,
         duplicate_key_rows_target=dup_rows_t,
         symmetric_duplicate_keys=frozenset(symmetric),
+        matched_keys=matched,
+        duplicate_rows_by_key=dup_rows_by_key,
     )
 
 

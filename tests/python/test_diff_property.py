@@ -51,6 +51,7 @@ class Case:
     filter_column: str | None = None  # integral key column filtered with `% 3 != 0`
     check_duplicate_keys: bool = True
     quick_check: bool | str | None = None  # None: the default, 'auto'
+    max_diff_rows: int | None = None  # None: the default (100000, never reached here)
 
 
 def _normalize_rules(draw, spec) -> dict[str, dict[str, Any]]:
@@ -119,16 +120,22 @@ def _expected(case: Case):
     )
 
 
-@pytest.fixture(scope="module")
-def diff_project(dbt_project_factory):
+def property_project(dbt_project_factory, name: str):
+    """A project with table_diff installed, its schema, and the `ansi_probe` model (what ANSI mode
+    dbt's queries ran with); `_build_pairs` scaffolds pairs into it."""
     project = dbt_project_factory(
-        "diff_property",
+        name,
         packages=True,
         project_config={"flags": {"send_anonymous_usage_stats": False, "partial_parse": True}},
     )
     project.write("models/ansi_probe.sql", "select '${spark.sql.ansi.enabled}' as ansi\n")
     project.spark.sql(f"create schema if not exists `{project.schema}`")
     return project
+
+
+@pytest.fixture(scope="module")
+def diff_project(dbt_project_factory):
+    return property_project(dbt_project_factory, "diff_property")
 
 
 def _force_ansi(monkeypatch, enabled: bool) -> None:
@@ -152,6 +159,7 @@ def _build_pairs(
     ``row_fetch``: dbt vars choosing the row diff's path (narrow key pass first, or not)."""
     pairs_dir = project.root / "models" / "pairs"
     shutil.rmtree(pairs_dir, ignore_errors=True)
+    pairs_dir.mkdir(parents=True)  # also with no pair: the sources alone
     for opts in pairs:
         write_pair(opts, pairs_dir)
     (pairs_dir / "_gen__sources.yml").write_text(
@@ -202,9 +210,10 @@ def _run_batch(project, batch: list[Case], row_fetch: dict | None = None) -> Non
                 normalize=case.normalize,
                 check_duplicate_keys=case.check_duplicate_keys or None,
                 quick_check=case.quick_check,
+                max_diff_rows=case.max_diff_rows,
             )
         )
-    _build_pairs(project, pairs, tables, row_fetch)
+    return _build_pairs(project, pairs, tables, row_fetch)
 
 
 def _check_batch(project, batch: list[Case], ansi: bool) -> None:
@@ -253,6 +262,7 @@ def _check_batch(project, batch: list[Case], ansi: bool) -> None:
             assert set(want["duplicate_keys"]) - symmetric <= got["duplicate_keys"], where
             assert got["duplicate_keys"] <= set(want["duplicate_keys"]), where
         summary = project.spark.table(project.relation(f"p{i}__summary")).first().asDict()
+        check_column_stats(project, f"p{i}", case, expected, got["duplicate_keys"], summary, where)
         counts = expected.counts()
         for field_name in (
             "rows_source",
@@ -289,6 +299,42 @@ def _check_batch(project, batch: list[Case], ansi: bool) -> None:
         PAIR_STATS["pairs"] += 1
         PAIR_STATS["recursed"] += any(u["level"] > 0 for u in levels)
         PAIR_STATS["diff_rows"] += len(diff)
+
+
+def check_column_stats(project, name, case, expected, reported_dups, summary, where) -> None:
+    """NAME__column_stats against the oracle: one row per compared column in table order, the
+    modified keys in which each changed, and the matched keys (keys stored once on each side).
+    Without check_duplicate_keys, a duplicate key both sides hold identically in a block they
+    hold identically is never seen: its source rows count as matched (unchanged), as documented.
+    A partial run: no matched keys, no share, and only lower bounds."""
+    stats = [
+        r.asDict()
+        for r in project.spark.table(project.relation(f"{name}__column_stats"))
+        .orderBy("column_position")
+        .collect()
+    ]
+    columns = [c for c in case.pair.spec.value_names if c not in case.exclude]
+    assert [r["column_name"] for r in stats] == columns, where
+    assert [r["column_position"] for r in stats] == list(range(1, len(columns) + 1)), where
+    assert {r["run_id"] for r in stats} <= {summary["run_id"]}, where
+    changes = expected.column_changes()
+    if summary["is_partial"]:
+        for r in stats:
+            assert r["is_partial"] is True, where
+            assert r["matched_keys"] is None and r["changed_share"] is None, where
+            assert 0 <= r["rows_changed"] <= changes.get(r["column_name"], 0), where
+        return
+    unseen = [k for k in expected.symmetric_duplicate_keys if canonical_key(k) not in reported_dups]
+    matched = expected.matched_keys + sum(expected.duplicate_rows_by_key[k][0] for k in unseen)
+    if case.check_duplicate_keys:
+        assert not unseen, where
+    for r in stats:
+        n = changes.get(r["column_name"], 0)
+        assert (r["rows_changed"], r["matched_keys"], r["is_partial"]) == (n, matched, False), where
+        if matched:
+            assert r["changed_share"] == pytest.approx(n / matched, rel=1e-12), where
+        else:
+            assert r["changed_share"] is None, where
 
 
 def rows_from_spark_key(spec, d: dict) -> list:

@@ -42,7 +42,7 @@ EXPECTED = {
         [[i, "deleted"] for i in range(100, 120)] + [[i, "added"] for i in range(1001, 1006)]
     ),
 }
-MODELS = ("ranges", "block_hashes", "block_split", "row_diff", "summary")
+MODELS = ("ranges", "block_hashes", "block_split", "row_diff", "column_stats", "summary")
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +163,5 @@ def test_killed_build_leaves_the_last_result_or_a_visibly_stale_one(killed_proje
     # Killed at row_diff, the new run's ranges, hashes and split exist beside the old summary:
     # that can only be read as stale.
     assert model != "row_diff", f"killed inside row_diff, yet the pair read as complete: {result}"
+    # Killed at column_stats (after the new row diff, before the summary): stale as well.
+    assert model != "column_stats", f"killed in column_stats, yet read as complete: {result}"

@@ -319,7 +319,22 @@ def test_identical_tables_are_clean():
     rows = [r(1, a="x", b=1.0), r(2, a=None, b=NAN), r(3, a="", b=-0.0)]
     d = O.brute_force_diff(rows, list(reversed(rows)), ["id"], ["a", "b"])
     assert d.is_clean
-    assert d == O.TwoWayDiff(frozenset(), frozenset(), {}, frozenset(), 0, 0, 3, 3)
+    assert d == O.TwoWayDiff(frozenset(), frozenset(), {}, frozenset(), 0, 0, 3, 3, matched_keys=3)
+
+
+def test_matched_keys_and_column_changes():
+    """Matched keys are stored exactly once on each side (a NULL key too); a duplicate key, an
+    added and a deleted one are not. Column changes count the modified keys per column."""
+    src = [r(None, a="x", b=1.0), r(1, a="x", b=1.0), r(2, a="y", b=NAN), r(3, a="z", b=0.0)]
+    src += [r(4, a="d", b=1.0), r(4, a="d", b=1.0), r(5, a="gone", b=None)]
+    tgt = [r(None, a="X", b=1.0), r(1, a="x", b=2.0), r(2, a="y", b=NAN), r(3, a="Z", b=-0.0)]
+    tgt += [r(4, a="d", b=1.0), r(6, a="new", b=None)]
+    d = O.brute_force_diff(src, tgt, ["id"], ["a", "b"])
+    assert d.matched_keys == 4  # None, 1, 2, 3
+    assert d.column_changes() == {"a": 2, "b": 1}  # None: a; 1: b; 3: a (-0.0 == 0.0)
+    assert d.duplicate_rows_by_key == {(4,): (2, 1)}
+    # every source row is matched, deleted or a duplicate key's
+    assert d.rows_source == d.matched_keys + len(d.deleted) + d.duplicate_key_rows_source
 
 
 def test_null_versus_empty_string_zero_and_nan():

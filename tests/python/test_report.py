@@ -143,13 +143,13 @@ def test_long_steps_log_progress(first_build):
     assert "table_diff: recorded 2 run(s) in " in log
 
 
-PIPELINE = ("ranges", "block_hashes", "block_split", "row_diff", "summary")
+PIPELINE = ("ranges", "block_hashes", "block_split", "row_diff", "column_stats", "summary")
 
 
 def test_dbt_docs_lineage_and_descriptions_of_the_pipeline(project, first_build):
     """`dbt docs generate` on the scaffolded pair: the lineage is source/target -> ranges ->
-    block_hashes -> block_split -> row_diff -> summary, and every model and every column the
-    warehouse holds (but the per-column values of the row diff) has a description."""
+    block_hashes -> block_split -> row_diff -> column_stats -> summary, and every model and every
+    column the warehouse holds (but the per-column values of the row diff) has a description."""
     project.run("docs", "generate", "--select", "+rp__summary").assert_success()
     manifest = json.loads((project.root / "target" / "manifest.json").read_text())
     catalog = json.loads((project.root / "target" / "catalog.json").read_text())
@@ -211,13 +211,22 @@ def test_cli_report_finds_the_pair_and_writes_both_files(project, first_build, t
     before = _runtime_conf(project.spark)
     try:
         args = ["report", "--project-dir", str(project.root), "--out", str(tmp_path)]
-        code = cli.main(args)
+        code = cli.main([*args, "--sample-rows", "2"])
         missing = cli.main([*args, "--pair", "nope"])
     finally:
         _restore_runtime_conf(project.spark, before)
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "table-diff report: rp: DIFFERENT" in out, out
+    # the text summary: the changed column with its share of the 399 matched keys, and the first
+    # two rows of each kind by key
+    assert "\n  changed columns name 8 (2.01%) of 399 matched keys\n" in out, out
+    assert "\n  added 1         id=401\n  deleted 1       id=7\n" in out, out
+    assert (
+        "\n  modified 8      id=50  name: 'name 50' -> 'renamed 50'\n"
+        "                  id=100  name: 'name 100' -> 'renamed 100'\n"
+        "                  ... 6 more by key\n"
+    ) in out, out
     assert json.loads((tmp_path / "report.json").read_text())["pair"] == "rp"
     assert 'td class="changed"' in (tmp_path / "report.html").read_text()
     assert missing == 2 and "no pair 'nope'" in err and "pairs found: rp" in err, err

@@ -27,15 +27,27 @@ def test_pair_files_and_options_live_only_in_ranges():
         "_orders__models.yml",
         "orders__block_hashes.sql",
         "orders__block_split.py",
+        "orders__column_stats.sql",
         "orders__ranges.sql",
         "orders__row_diff.sql",
         "orders__summary.sql",
     ]
+    # the statistics sit before the summary, which checks their run (ADR 0021)
+    assert "table_diff.column_stats(" in files["orders__column_stats.sql"]
+    assert "row_diff=ref('orders__row_diff')" in files["orders__column_stats.sql"]
+    assert "column_stats=ref('orders__column_stats')" in files["orders__summary.sql"]
+    assert "- name: orders__column_stats" in files["_orders__models.yml"]
+    assert "- name: changed_share" in files["_orders__models.yml"]
     ranges = files["orders__ranges.sql"]
     assert "table_diff.key_ranges(" in ranges
     assert "table_filter='status != \\'test\\''" in ranges
     assert "normalize={'amount': {'round': 2}}" in ranges
-    for name in ("orders__block_hashes.sql", "orders__row_diff.sql", "orders__summary.sql"):
+    for name in (
+        "orders__block_hashes.sql",
+        "orders__row_diff.sql",
+        "orders__column_stats.sql",
+        "orders__summary.sql",
+    ):
         assert "normalize" not in files[name] and "table_filter" not in files[name]
         assert "{{ config(materialized='table') }}" in files[name]
     assert 'dbt.ref("orders__block_hashes")' in files["orders__block_split.py"]
