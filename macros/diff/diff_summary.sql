@@ -129,6 +129,7 @@
     end as status,
     array({{ keys | join(', ') }}) as key_columns,
     cast(array({{ names | join(', ') }}) as array<string>) as columns_compared,
+    {{ table_diff._sql_string(tojson(spec['column_map'], sort_keys=true)) if spec.get('column_map') else 'cast(null as string)' }} as column_map,
     {{ 'true' if spec.get('keys_only', names | length == 0) else 'false' }} as keys_only,
     {{ table_diff._sql_string(spec['strategy']) }} as strategy,
     {{ spec['hash_spec_version'] }} as hash_spec_version,

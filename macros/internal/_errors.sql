@@ -83,13 +83,14 @@
 {% endmacro %}
 
 
-{% macro _check_table_filter(macro_name, table_filter, relations) %}
+{% macro _check_table_filter(macro_name, table_filter, relations, from_items=none) %}
   {#- Check a table_filter against each relation before any scan (execute time only): the plan of
       `select 1 from <rel> where <filter>` (`explain_error`: no data read). Fails with the
-      warehouse's reason. -#}
+      warehouse's reason. `from_items` {relation: FROM item}: a side read another way than by its
+      name (through a column_map's projection), checked as it is read. -#}
   {% if table_filter is none %}{{ return(none) }}{% endif %}
   {% for rel in relations %}
-    {% set reason = table_diff.explain_error('select 1 from ' ~ rel ~ ' where ' ~ table_diff._filter_predicate(table_filter)) %}
+    {% set reason = table_diff.explain_error('select 1 from ' ~ (from_items or {}).get(rel | string, rel) ~ ' where ' ~ table_diff._filter_predicate(table_filter)) %}
     {% if reason is not none %}
       {{ exceptions.raise_compiler_error(
           "table_diff." ~ macro_name ~ ": invalid table_filter '" ~ table_filter ~ "' on " ~ rel ~ ": " ~ reason

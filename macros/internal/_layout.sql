@@ -96,10 +96,26 @@
 
 {% macro _side_from(spec, side, relation) %}
   {#- A side as a FROM item: the relation at the version its run pinned (`spec['pins']`, set once by
-      `_pin_side`), so every pass of one run reads one snapshot; the relation itself when unpinned. -#}
-  {% set pin = (spec.get('pins') or {}).get(side) %}
+      `_pin_side`), so every pass of one run reads one snapshot; the relation itself when unpinned.
+      A side with a column_map is read through its projection (`spec['projections']`). -#}
+  {{ return(table_diff._projected_from(relation, (spec.get('pins') or {}).get(side), (spec.get('projections') or {}).get(side))) }}
+{% endmacro %}
+
+
+{% macro _projected_from(relation, pin=none, projection=none, extra=none) %}
+  {#- `relation [AS OF ...]`, or with a projection [[stored name, name], ...] a subquery that reads
+      each column under its name: `(select `amt` as `amount`, ... from relation AS OF ...)`. A
+      projection Spark removes when planning: filters, partition pruning and column pruning reach
+      the scan as without it. `extra`: more select items of the relation itself (its `_metadata`). -#}
   {% set clause = table_diff.as_of_clause(pin) if pin else '' %}
-  {{ return(relation ~ ((' ' ~ clause) if clause else '')) }}
+  {% set base = relation ~ ((' ' ~ clause) if clause else '') %}
+  {% if not projection %}{{ return(base) }}{% endif %}
+  {% set items = [] %}
+  {% for stored, name in projection %}
+    {% do items.append(table_diff.quote_identifier(stored) ~ ((' as ' ~ table_diff.quote_identifier(name)) if stored != name else '')) %}
+  {% endfor %}
+  {% for item in extra or [] %}{% do items.append(item) %}{% endfor %}
+  {{ return('(select ' ~ items | join(', ') ~ ' from ' ~ base ~ ')') }}
 {% endmacro %}
 
 

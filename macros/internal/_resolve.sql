@@ -6,7 +6,7 @@
   `_merge_resolve`) add only what is theirs: the pair's keys_only rule, the merge's schema status.
 -#}
 
-{% macro _resolve_sides(macro_name, relations, opts, partial_columns=false, with_columns=true, pin=false, as_of=none) %}
+{% macro _resolve_sides(macro_name, relations, opts, partial_columns=false, with_columns=true, pin=false, as_of=none, renames=none) %}
   {#-
     relations: [[side, relation, argument name], ...] in order (the first side's column order
     leads). Returns {'key': [key items], 'columns': [column items], 'key_names': [lower-case key
@@ -20,6 +20,11 @@
     pin true: each side's version is resolved here, once (`_pin_side`), returned as 'pins'
     {side: pin}; `as_of` {side: version number or timestamp text} reads a side at that version, and
     its columns are that version's.
+    renames {side: {stored name: name in the diff}} (a pair's column_map, on its target): that
+    side is read through a projection that renames its columns, checked here (each stored name a
+    column of the side, each new name a column of the first side, no two columns under one name),
+    returned as 'projections' {side: [[stored name, name in the diff], ...]} for `_side_from`;
+    from then on the side's columns carry the first side's names (key, options, filter included).
   -#}
   {% set sides, rels, args = [], {}, {} %}
   {% for side, relation, arg in relations %}
@@ -31,7 +36,7 @@
       else (names_all[:-1] | join(', ') ~ ' and ' ~ names_all[-1]) %}
   {% set any_label = names_all[:-1] | join(', ') ~ (' and ' if sides | length == 2 else ' or ') ~ names_all[-1] %}
 
-  {% set columns_of, pins = {}, {} %}
+  {% set columns_of, pins, projections = {}, {}, {} %}
   {% for side in sides %}
     {% set found_cols = adapter.get_columns_in_relation(rels[side]) %}
     {% if found_cols | length == 0 %}
@@ -45,7 +50,22 @@
         {% set found_cols = table_diff.query_columns('select * from ' ~ rels[side] ~ ' ' ~ table_diff.as_of_clause(p)) %}
       {% endif %}
     {% endif %}
+    {% set rename = (renames or {}).get(side) %}
+    {% if rename %}
+      {% set r = table_diff._renamed_columns(macro_name, rels[side], found_cols, rename) %}
+      {% set found_cols = r['columns'] %}
+      {% do projections.update({side: r['projection']}) %}
+    {% endif %}
     {% do columns_of.update({side: found_cols}) %}
+  {% endfor %}
+  {% for side in projections %}
+    {% for stored, name in projections[side] %}
+      {% if stored != name and table_diff._find_column(columns_of[sides[0]], name) is none %}
+        {{ table_diff._fail(macro_name, 'column_map', stored ~ ': ' ~ name, "a column of " ~ rels[sides[0]] ~ " for each entry",
+            "Column '" ~ name ~ "' is missing from " ~ rels[sides[0]] ~ "; the entry reads " ~ rels[side] ~ "." ~ stored
+            ~ " as it. Fix the source column's name, or remove the entry.") }}
+      {% endif %}
+    {% endfor %}
   {% endfor %}
 
   {% set key_names = [] %}
@@ -166,10 +186,44 @@
   {% endfor %}
 
   {#- Last of the warehouse checks, still before any scan: the filter against each side. -#}
-  {% set filtered = [] %}
-  {% for side in sides %}{% do filtered.append(rels[side]) %}{% endfor %}
-  {% do table_diff._check_table_filter(macro_name, opts['table_filter'], filtered) %}
-  {{ return({'key': key, 'columns': columns, 'key_names': key_names, 'columns_of': columns_of, 'pins': pins}) }}
+  {% set filtered, from_items = [], {} %}
+  {% for side in sides %}
+    {% do filtered.append(rels[side]) %}
+    {% if side in projections %}
+      {% do from_items.update({rels[side] | string: table_diff._projected_from(rels[side], pins.get(side), projections[side])}) %}
+    {% endif %}
+  {% endfor %}
+  {% do table_diff._check_table_filter(macro_name, opts['table_filter'], filtered, from_items) %}
+  {{ return({'key': key, 'columns': columns, 'key_names': key_names, 'columns_of': columns_of, 'pins': pins,
+             'projections': projections}) }}
+{% endmacro %}
+
+
+{% macro _renamed_columns(macro_name, relation, found_cols, rename) %}
+  {#- A side's catalog columns under a column_map: {'columns': [{name, dtype}], 'projection':
+      [[stored name, name in the diff], ...]} in the side's column order. -#}
+  {% set by_lower = {} %}
+  {% for stored, name in rename.items() %}
+    {% if table_diff._find_column(found_cols, stored) is none %}
+      {{ table_diff._fail(macro_name, 'column_map', stored ~ ': ' ~ name, "a column of " ~ relation ~ " as each entry's key",
+          "Column '" ~ stored ~ "' is missing from " ~ relation ~ "; entries are written 'target_column': 'source_column'. Fix the name or remove the entry.") }}
+    {% endif %}
+    {% do by_lower.update({stored | lower: name}) %}
+  {% endfor %}
+  {% set columns, projection, taken = [], [], {} %}
+  {% for c in found_cols %}
+    {% set name = by_lower.get(c.name | lower, c.name) %}
+    {% if name | lower in taken %}
+      {{ table_diff._fail(macro_name, 'column_map', c.name ~ ': ' ~ name, "one column of " ~ relation ~ " per name after renaming",
+          relation ~ " would read both " ~ taken[name | lower] ~ " and " ~ c.name ~ " as '" ~ name ~ "'; also map "
+          ~ (c.name if c.name | lower not in by_lower else taken[name | lower]) ~ " to another name (an entry '"
+          ~ (c.name if c.name | lower not in by_lower else taken[name | lower]) ~ "': '" ~ name ~ "_other'), or compare a view without it.") }}
+    {% endif %}
+    {% do taken.update({name | lower: c.name}) %}
+    {% do columns.append({'name': name, 'dtype': c.dtype}) %}
+    {% do projection.append([c.name, name]) %}
+  {% endfor %}
+  {{ return({'columns': columns, 'projection': projection}) }}
 {% endmacro %}
 
 

@@ -54,8 +54,12 @@
       {#- Read at one version by every pass: a write during the run cannot reach the result. -#}
       {% do checked.update({side: false}) %}
     {% elif modified_at %}
-      {% do parts.append("select '" ~ side ~ "' as side, count(*) as n, max(" ~ modified_at ~ ") >= timestamp "
-          ~ table_diff._sql_string(started_at) ~ " as newer from " ~ relation ~ " " ~ table_diff._where(spec)) %}
+      {#- A side read under a column_map: its file times selected beside its renamed columns, so the
+          filter (in the source's names) applies as in every other scan. -#}
+      {% set projection = (spec.get('projections') or {}).get(side) %}
+      {% set from_item = table_diff._projected_from(relation, none, projection, [modified_at ~ ' as __td_modified_at']) if projection else relation %}
+      {% do parts.append("select '" ~ side ~ "' as side, count(*) as n, max(" ~ ('__td_modified_at' if projection else modified_at)
+          ~ ") >= timestamp " ~ table_diff._sql_string(started_at) ~ " as newer from " ~ from_item ~ " " ~ table_diff._where(spec)) %}
     {% else %}
       {% do checked.update({side: none}) %}
       {% do log("table_diff." ~ macro_name ~ ": " ~ relation ~ " exposes no file metadata (a view or a non-file source): "

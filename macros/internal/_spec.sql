@@ -11,7 +11,7 @@
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
 
-{% macro _spec_version() %}{{ return(2) }}{% endmacro %}
+{% macro _spec_version() %}{{ return(3) }}{% endmacro %}
 
 {% macro _package_version() %}{{ return('0.1.0') }}{% endmacro %}
 
@@ -24,7 +24,7 @@
 
 {% macro _check_options(macro_name, primary_key, columns, exclude_columns, table_filter, strategy,
                         block_count, block_size, split_factor, compare_unit_size, max_depth,
-                        max_diff_rows, normalize, check_duplicate_keys=none, keys_only=none) %}
+                        max_diff_rows, normalize, check_duplicate_keys=none, keys_only=none, column_map=none) %}
   {#- Argument checks that need no warehouse: run at parse and compile time alike. -#}
   {% set d = table_diff._diff_defaults() %}
   {#- The row fetch's tuning vars, checked here so a typo fails the first model, not the last. -#}
@@ -64,6 +64,7 @@
       'normalize': normalize if normalize is not none else {},
       'check_duplicate_keys': check_duplicate_keys if check_duplicate_keys is not none else false,
       'keys_only': keys_only if keys_only is not none else false,
+      'column_map': table_diff._column_map_option(macro_name, column_map),
   } %}
   {% if opts['keys_only'] is not boolean %}
     {{ table_diff._fail(macro_name, 'keys_only', keys_only, "true or false",
@@ -102,6 +103,31 @@
 {% endmacro %}
 
 
+{% macro _column_map_option(macro_name, column_map) %}
+  {#- A pair's `column_map` {target column: source column}: names only (the warehouse checks are
+      `_resolve_sides`'). Two target columns read as one source column would make one of them
+      vanish, so each source column is named once. -#}
+  {% if column_map is none %}{{ return({}) }}{% endif %}
+  {% if column_map is not mapping %}
+    {{ table_diff._fail(macro_name, 'column_map', column_map, "a mapping of target column to source column",
+        "Write it as column_map={'amt': 'amount', 'id': 'order_id'}: the target's amt is compared with the source's amount.") }}
+  {% endif %}
+  {% set seen = {} %}
+  {% for t, s in column_map.items() %}
+    {% if t is not string or s is not string or t | trim == '' or s | trim == '' %}
+      {{ table_diff._fail(macro_name, 'column_map', t ~ ': ' ~ s, "column names as text on both sides of each entry",
+          "Write each entry as 'target_column': 'source_column'.") }}
+    {% endif %}
+    {% if s | lower in seen %}
+      {{ table_diff._fail(macro_name, 'column_map', s, "each source column named once",
+          "Target columns " ~ seen[s | lower] ~ " and " ~ t ~ " both map to '" ~ s ~ "'; keep one of them.") }}
+    {% endif %}
+    {% do seen.update({s | lower: t}) %}
+  {% endfor %}
+  {{ return(column_map) }}
+{% endmacro %}
+
+
 {% macro _quick_check_option(macro_name, quick_check) %}
   {#- A pair's `quick_check`: true, false or 'auto' (the default, also for none). -#}
   {% if quick_check is none %}{{ return('auto') }}{% endif %}
@@ -127,7 +153,8 @@
       then the pair's own rule: no compared column left means keys only, and only when asked. -#}
   {% set keys_only = opts.get('keys_only', false) %}
   {% set resolved = table_diff._resolve_sides(macro_name, [['source', source, source_arg], ['target', target, target_arg]],
-      opts, with_columns=not keys_only, pin=true, as_of={'source': opts.get('source_as_of'), 'target': opts.get('target_as_of')}) %}
+      opts, with_columns=not keys_only, pin=true, as_of={'source': opts.get('source_as_of'), 'target': opts.get('target_as_of')},
+      renames={'target': opts.get('column_map') or {}}) %}
   {% set key, compared = resolved['key'], resolved['columns'] %}
 
   {#- A diff with no compared column only tells which keys exist: never by accident. -#}
@@ -158,6 +185,8 @@
       'keys_only': compared | length == 0,
       'track': opts.get('track', false),
       'pins': resolved['pins'],
+      'column_map': opts.get('column_map') or {},
+      'projections': resolved['projections'],
   } %}
   {% for side in ['source', 'target'] %}
     {% set p = resolved['pins'][side] %}

@@ -237,6 +237,10 @@
     {{ table_diff._fail(macro_name, 'track', track, "track without check_duplicate_keys",
         "Distinct keys per leaf do not add up over files. Remove check_duplicate_keys (the row diff still finds duplicate keys in every block that differs), or track=false.") }}
   {% endif %}
+  {% if track and opts.get('column_map') %}
+    {{ table_diff._fail(macro_name, 'track', track, "track without column_map",
+        "The track reads the target's files by their stored column names. Diff a view of the target that renames its columns with track=false, or remove column_map.") }}
+  {% endif %}
   {% if track and (source_as_of is not none or target_as_of is not none) %}
     {{ table_diff._fail(macro_name, 'track', track, "track without source_as_of / target_as_of",
         "A side read at a fixed version never changes, so there is nothing to track: remove the as_of options, or track=false.") }}

@@ -40,6 +40,10 @@
   {% do table_diff._require_pair_side('repair_rows', 'target', target, spec) %}
   {% do table_diff._require_run('repair_rows', 'row_diff', row_diff, spec) %}
   {% do table_diff._require_run('repair_rows', 'summary', summary, spec) %}
+  {% if spec.get('column_map') %}
+    {{ table_diff._fail('repair_rows', 'ranges', ranges, "a pair without column_map",
+        "The repair writes rows under one side's column names. Repair a pair of views that share the names, or drop --repair from the pair.") }}
+  {% endif %}
   {% set sides = table_diff._repair_sides('repair_rows', direction) %}
   {% set relations = {'source': source, 'target': target} %}
   {% set w_side, r_side = sides['write'], sides['read'] %}

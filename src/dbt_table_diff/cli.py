@@ -16,7 +16,13 @@ from dbt_table_diff.report_cli import (
     non_negative_int,
     report,
 )
-from dbt_table_diff.scaffold import PairOptions, ScaffoldError, parse_normalize, write_pair
+from dbt_table_diff.scaffold import (
+    PairOptions,
+    ScaffoldError,
+    parse_column_map,
+    parse_normalize,
+    write_pair,
+)
 
 
 def _split_list(values: list[str] | None) -> tuple[str, ...]:
@@ -107,6 +113,13 @@ def _add_scaffold(sub) -> None:
         "--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable"
     )
     pair.add_argument(
+        "--column-map",
+        action="append",
+        default=[],
+        metavar="TARGET_COLUMN=SOURCE_COLUMN",
+        help="compare the target's column under the source's name (keys included), repeatable",
+    )
+    pair.add_argument(
         "--dir", default="models/table_diff", help="where to write (default models/table_diff)"
     )
     pair.add_argument("--force", action="store_true", help="overwrite existing files")
@@ -157,6 +170,7 @@ def _scaffold_pair(args) -> int:
         test=args.test,
         quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
+        column_map=parse_column_map(args.column_map),
     )
     for path in write_pair(opts, Path(args.dir), force=args.force):
         print(f"wrote {path}")

@@ -58,6 +58,8 @@ class PairOptions:
     track: bool | None = None
     # A `pair_matches` test on NAME__summary: `dbt build` fails on drift with the diff built.
     test: bool | None = None
+    # Target column -> source column, for columns (keys included) named differently.
+    column_map: dict[str, str] = field(default_factory=dict)
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -90,6 +92,26 @@ def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
             value = True
         rules.setdefault(col, {})[name] = value
     return rules
+
+
+def parse_column_map(items: list[str]) -> dict[str, str]:
+    """``['amt=amount', 'id=order_id']`` -> ``{'amt': 'amount', 'id': 'order_id'}``."""
+    mapping: dict[str, str] = {}
+    for item in items:
+        target, sep, source = (part.strip() for part in item.partition("="))
+        if not sep or not target or not source:
+            raise ScaffoldError(
+                f"invalid --column-map '{item}'. Expected TARGET_COLUMN=SOURCE_COLUMN "
+                "(the target's column compared with the source's). Example: --column-map amt=amount"
+            )
+        if target.lower() in {t.lower() for t in mapping}:
+            raise ScaffoldError(f"invalid --column-map '{item}': {target} is mapped twice.")
+        if source.lower() in {s.lower() for s in mapping.values()}:
+            raise ScaffoldError(
+                f"invalid --column-map '{item}': two target columns map to {source}; keep one."
+            )
+        mapping[target] = source
+    return mapping
 
 
 def validate(opts: PairOptions) -> None:
@@ -126,6 +148,16 @@ def validate(opts: PairOptions) -> None:
         raise ScaffoldError(
             f"invalid --repair '{opts.repair}'. Expected {' or '.join(REPAIR_DIRECTIONS)}"
             " (source_to_target writes the target)."
+        )
+    if opts.column_map and opts.track:
+        raise ScaffoldError(
+            "give --column-map or --track, not both: the track reads the target's files by their "
+            "stored names (diff a view that renames the target's columns instead)."
+        )
+    if opts.column_map and opts.repair:
+        raise ScaffoldError(
+            "give --column-map or --repair, not both: the repair writes rows under one side's "
+            "column names (repair a pair of views that share the names instead)."
         )
     if opts.quick_check not in (None, True, False, "auto"):
         raise ScaffoldError(
@@ -179,6 +211,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         "source_as_of": opts.source_as_of,
         "target_as_of": opts.target_as_of,
         "track": opts.track,
+        "column_map": opts.column_map or None,
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)

@@ -102,6 +102,10 @@ SUMMARY_COLUMNS = (
     ("status", "complete, partial or changed_during_run."),
     ("key_columns", "The primary key columns."),
     ("columns_compared", "The non-key columns compared, in table order."),
+    (
+        "column_map",
+        "The pair's column_map as JSON (target column -> source column), NULL without one.",
+    ),
     ("keys_only", "True when only key existence was compared."),
     ("strategy", "range or hash."),
     ("hash_spec_version", "Version of the row fingerprint."),

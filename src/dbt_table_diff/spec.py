@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-SPEC_VERSION = 2
+SPEC_VERSION = 3
 HASH_SPEC_VERSION = 1
 
 
@@ -162,6 +162,10 @@ class Spec:
     # Changes track (ADR 0019); absent from specs written before it: false / none.
     track: bool = False
     track_layout: Mapping[str, Any] | None = None
+    # Columns named differently: target column -> source column, and each side read as
+    # [stored name, name in the diff] pairs (spec v3).
+    column_map: Mapping[str, str] = field(default_factory=dict)
+    projections: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -316,6 +320,8 @@ def load_spec(
         ranges=_required(data, "ranges", str, where),
         track="track" in data and bool(_optional(data, "track", bool, where)),
         track_layout=_optional(data, "track_layout", Mapping, where) if "track" in data else None,
+        column_map=dict(_required(data, "column_map", Mapping, where)),
+        projections=dict(_required(data, "projections", Mapping, where)),
     )
 
 

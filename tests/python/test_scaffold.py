@@ -9,6 +9,7 @@ from dbt_table_diff.scaffold import (
     PairOptions,
     ScaffoldError,
     jinja_literal,
+    parse_column_map,
     parse_normalize,
     render_pair,
 )
@@ -66,6 +67,11 @@ def test_pair_files_and_options_live_only_in_ranges():
         ({"strategy": "fast"}, "invalid --strategy 'fast'"),
         ({"quick_check": "yes"}, "invalid --quick-check 'yes'. Expected auto, true or false"),
         ({"repair": "both"}, "invalid --repair 'both'. Expected source_to_target or"),
+        ({"column_map": {"amt": "amount"}, "track": True}, "give --column-map or --track"),
+        (
+            {"column_map": {"amt": "amount"}, "repair": "source_to_target"},
+            "give --column-map or --repair",
+        ),
     ],
 )
 def test_bad_pair_options_are_refused(kwargs, message):
@@ -83,6 +89,28 @@ def test_normalize_flags():
     for bad in ("amount", "amount:ceil=1", "amount:round=x", "ts:truncate=week", "n:trim=yes"):
         with pytest.raises(ScaffoldError):
             parse_normalize([bad])
+
+
+def test_column_map_flags_reach_the_ranges_model(tmp_path):
+    assert parse_column_map(["amt=amount", " id = order_id "]) == {
+        "amt": "amount",
+        "id": "order_id",
+    }
+    for bad, message in (
+        (["amt"], "Expected TARGET_COLUMN=SOURCE_COLUMN"),
+        (["=amount"], "Expected TARGET_COLUMN=SOURCE_COLUMN"),
+        (["amt=amount", "AMT=total"], "AMT is mapped twice"),
+        (["amt=amount", "a2=Amount"], "two target columns map to Amount"),
+    ):
+        with pytest.raises(ScaffoldError) as err:
+            parse_column_map(bad)
+        assert message in str(err.value)
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    args += ["--primary-key", "order_id", "--column-map", "id=order_id", "--dir", str(tmp_path)]
+    assert main(args) == 0
+    ranges = (tmp_path / "p__ranges.sql").read_text()
+    assert "column_map={'id': 'order_id'}" in ranges
+    assert "column_map" not in (tmp_path / "p__block_hashes.sql").read_text()
 
 
 def test_jinja_literal_escapes_quotes_and_backslashes():

@@ -313,6 +313,8 @@ def example() -> dict:
         "ranges": "spark_catalog.analytics.orders__ranges",
         "track": False,
         "track_layout": None,
+        "column_map": {"id": "order_id"},
+        "projections": {"target": [["id", "order_id"], ["amount", "amount"], ["status", "status"]]},
     }
 
 

@@ -76,8 +76,23 @@ PARSE_TIME = {
         "invalid argument 'exclude_column'. Expected one of source, target, primary_key, columns, "
         "exclude_columns, table_filter, strategy, block_count, block_size, split_factor, "
         "compare_unit_size, max_depth, max_diff_rows, normalize, check_duplicate_keys, "
-        "quick_check, keys_only, source_as_of, target_as_of, track.",
+        "quick_check, keys_only, source_as_of, target_as_of, track, column_map.",
         "Did you mean 'exclude_columns'?",
+    ),
+    "column_map_not_a_mapping": (
+        "primary_key='id', column_map=['region_id']",
+        "invalid column_map '['region_id']'. Expected a mapping of target column to source column",
+        "Write it as column_map={'amt': 'amount', 'id': 'order_id'}",
+    ),
+    "column_map_two_to_one": (
+        "primary_key='id', column_map={'region_id': 'region', 'extra': 'region'}",
+        "invalid column_map 'region'. Expected each source column named once",
+        "Target columns region_id and extra both map to 'region'",
+    ),
+    "column_map_with_track": (
+        "primary_key='id', track=true, column_map={'region_id': 'region'}",
+        "invalid track 'True'. Expected track without column_map",
+        "with track=false, or remove column_map",
     ),
     "unknown_kwarg_far": (
         "primary_key='id', colour='red'",
@@ -155,6 +170,23 @@ WAREHOUSE_TIME = {
         "primary_key='st', columns=['price']",
         "invalid primary_key 'st struct<a:bigint>'. Expected an exact key type",
         "the struct's fields as separate key columns",
+    ),
+    "column_map_target_missing": (
+        "primary_key='id', column_map={'regionid': 'region'}",
+        "invalid column_map 'regionid: region'",
+        "Column 'regionid' is missing from",
+        "right_t",
+    ),
+    "column_map_source_missing": (
+        "primary_key='id', column_map={'region_id': 'area'}",
+        "invalid column_map 'region_id: area'",
+        "Column 'area' is missing from",
+        "left_t",
+    ),
+    "column_map_collision": (
+        "primary_key='id', column_map={'extra': 'name'}",
+        "invalid column_map 'extra: name'",
+        "would read both name and extra as 'name'; also map name to another name",
     ),
     # 0.2 silently ran a key-only diff (0 modified, columns_compared empty).
     "keys_only_refused": (
