@@ -118,7 +118,10 @@
     {{ spec['max_diff_rows'] }} as max_diff_rows,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as max_diff_rows_reached,
     (units.units_skipped > 0 or diffs.diff_rows >= {{ spec['max_diff_rows'] }}) as is_partial,
-    (diffs.diff_rows = 0 and units.units_mismatched = 0 and not {{ moved_sql }}) as is_identical,
+    {#- With a tolerance, values within it in neighbouring cells make a unit mismatch whose rows
+        are all equal (ADR 0024): no differing row is then the answer. -#}
+    (diffs.diff_rows = 0 and {{ 'true' if spec['columns'] | selectattr('tolerance') | list else 'units.units_mismatched = 0' }}
+      and not {{ moved_sql }} and not (units.units_skipped > 0)) as is_identical,
     {%- for side in ['source', 'target'] %}
     {{ 'cast(null as boolean)' if changed[side] is none else ('true' if changed[side] else 'false') }} as {{ side }}_changed_during_run,
     {%- endfor %}

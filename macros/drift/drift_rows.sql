@@ -14,17 +14,17 @@
 {% macro drift_rows(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy='hash', block_count=none, block_size=none, normalize=none,
                     max_diff_rows=none, check_duplicate_keys=none, quick_check=true, keys_only=none,
-                    source_as_of=none, target_as_of=none, thresholds=none, column_map=none, arg_names=none) %}
+                    source_as_of=none, target_as_of=none, thresholds=none, column_map=none, tolerance=none, arg_names=none) %}
   {% set names = {'macro': 'drift_rows', 'source': 'source', 'target': 'target'} %}
   {% do names.update(arg_names or {}) %}
   {% do table_diff._check_kwargs(names['macro'], kwargs, [names['source'], names['target'], 'primary_key', 'columns',
       'exclude_columns', 'table_filter', 'strategy', 'block_count', 'block_size', 'normalize', 'max_diff_rows',
       'check_duplicate_keys', 'quick_check', 'keys_only', names['source'] ~ '_as_of', names['target'] ~ '_as_of',
-      'thresholds', 'column_map']) %}
+      'thresholds', 'column_map', 'tolerance']) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
   {% do table_diff._require_relation(names['macro'], names['target'], target) %}
   {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,
-      strategy, block_count, block_size, none, none, none, max_diff_rows, normalize, check_duplicate_keys, keys_only, column_map) %}
+      strategy, block_count, block_size, none, none, none, max_diff_rows, normalize, check_duplicate_keys, keys_only, column_map, tolerance) %}
   {% do opts.update({'source_as_of': source_as_of, 'target_as_of': target_as_of}) %}
   {% if quick_check is not boolean %}
     {{ table_diff._fail(names['macro'], 'quick_check', quick_check, "true or false",

@@ -58,10 +58,17 @@
 
 
 {% macro _fingerprint_inputs(spec, side, alias=none) %}
-  {#- Hash inputs in spec order: key columns (typed, never normalised) then compared columns. -#}
+  {#- Hash inputs in spec order: key columns (typed, never normalised) then compared columns (a
+      column with a tolerance: its cell, `_tolerance_fingerprint`). -#}
   {%- set exprs = [] -%}
   {%- for k in spec['key'] -%}{%- do exprs.append(table_diff._typed_expr(k, side, alias)) -%}{%- endfor -%}
-  {%- for c in spec['columns'] -%}{%- do exprs.append(table_diff._normalised_expr(c, side, alias)) -%}{%- endfor -%}
+  {%- for c in spec['columns'] -%}
+    {%- if c.get('tolerance') -%}
+      {%- do exprs.extend(table_diff._tolerance_fingerprint(c, table_diff._normalised_expr(c, side, alias))) -%}
+    {%- else -%}
+      {%- do exprs.append(table_diff._normalised_expr(c, side, alias)) -%}
+    {%- endif -%}
+  {%- endfor -%}
   {{ return(exprs) }}
 {% endmacro %}
 

@@ -115,16 +115,18 @@
 
   {#- Every name an option gives must be a column: of every side (a pair's columns and normalize),
       or of at least one (exclude_columns, and any option of a merge). -#}
-  {% for n in opts['columns'] + opts['exclude_columns'] + (opts['normalize'].keys() | list) %}
-    {% set arg = 'columns' if n in opts['columns'] else ('exclude_columns' if n in opts['exclude_columns'] else 'normalize') %}
+  {% set tolerance = opts.get('tolerance') or {} %}
+  {% for n in opts['columns'] + opts['exclude_columns'] + (opts['normalize'].keys() | list) + (tolerance.keys() | list) %}
+    {% set arg = 'columns' if n in opts['columns'] else ('exclude_columns' if n in opts['exclude_columns']
+        else ('normalize' if n in opts['normalize'] else 'tolerance')) %}
     {% set missing = [] %}
     {% for side in sides %}{% if table_diff._find_column(columns_of[side], n) is none %}{% do missing.append(side) %}{% endif %}{% endfor %}
     {% if missing | length == sides | length or (missing and not partial_columns and arg != 'exclude_columns') %}
       {{ table_diff._fail(macro_name, arg, n, "a column of " ~ (any_label if partial_columns else names_all | join(' and ')),
           "Column '" ~ n ~ "' is missing from " ~ rels[missing[0]] ~ "; fix the name or remove it from " ~ arg ~ ".") }}
     {% endif %}
-    {% if arg == 'normalize' and n | lower in key_names %}
-      {{ table_diff._fail(macro_name, 'normalize', n, "a non-key column", "Keys are matched exactly; remove '" ~ n ~ "' from normalize.") }}
+    {% if arg in ['normalize', 'tolerance'] and n | lower in key_names %}
+      {{ table_diff._fail(macro_name, arg, n, "a non-key column", "Keys are matched exactly; remove '" ~ n ~ "' from " ~ arg ~ ".") }}
     {% endif %}
   {% endfor %}
 
@@ -179,7 +181,12 @@
           {% endif %}
         {% endfor %}
       {% endif %}
-      {% set item = {'name': name, 'type': common, 'normalize': rules} %}
+      {% set tol = {} %}
+      {% for n, r in tolerance.items() %}{% if n | lower == lname %}{% do tol.update(r) %}{% endif %}{% endfor %}
+      {% if tol and common is not none %}
+        {% do table_diff._check_tolerance_type(macro_name, name, tol, common) %}
+      {% endif %}
+      {% set item = {'name': name, 'type': common, 'normalize': rules, 'tolerance': tol} %}
       {% for side in sides %}{% do item.update({side ~ '_type': found[side].dtype if side in found else none}) %}{% endfor %}
       {% do columns.append(item) %}
     {% endif %}

@@ -175,7 +175,7 @@
       t.__td_rn as __td_trn,
       array_compact(array(
         {%- for c in spec['columns'] %}
-        if({{ table_diff._joined_value(c, 'source', 's', loop.index) }} <=> {{ table_diff._joined_value(c, 'target', 't', loop.index) }}, null, {{ table_diff._sql_string(c['name']) }}),
+        if({{ table_diff._values_equal(c, table_diff._joined_value(c, 'source', 's', loop.index), table_diff._joined_value(c, 'target', 't', loop.index)) }}, null, {{ table_diff._sql_string(c['name']) }}),
         {%- endfor %}
         cast(null as string)
       )) as __td_changed
@@ -191,7 +191,7 @@
     where s.__td_n is null or t.__td_n is null or s.__td_n > 1 or t.__td_n > 1
       or not (
         {%- for c in spec['columns'] %}
-        {{ 'and ' if not loop.first }}{{ table_diff._joined_value(c, 'source', 's', loop.index) }} <=> {{ table_diff._joined_value(c, 'target', 't', loop.index) }}
+        {{ 'and ' if not loop.first }}{{ table_diff._values_equal(c, table_diff._joined_value(c, 'source', 's', loop.index), table_diff._joined_value(c, 'target', 't', loop.index)) }}
         {%- else %}
         true
         {%- endfor %}

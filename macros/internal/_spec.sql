@@ -24,7 +24,7 @@
 
 {% macro _check_options(macro_name, primary_key, columns, exclude_columns, table_filter, strategy,
                         block_count, block_size, split_factor, compare_unit_size, max_depth,
-                        max_diff_rows, normalize, check_duplicate_keys=none, keys_only=none, column_map=none) %}
+                        max_diff_rows, normalize, check_duplicate_keys=none, keys_only=none, column_map=none, tolerance=none) %}
   {#- Argument checks that need no warehouse: run at parse and compile time alike. -#}
   {% set d = table_diff._diff_defaults() %}
   {#- The row fetch's tuning vars, checked here so a typo fails the first model, not the last. -#}
@@ -65,6 +65,7 @@
       'check_duplicate_keys': check_duplicate_keys if check_duplicate_keys is not none else false,
       'keys_only': keys_only if keys_only is not none else false,
       'column_map': table_diff._column_map_option(macro_name, column_map),
+      'tolerance': table_diff._tolerance_option(macro_name, tolerance),
   } %}
   {% if opts['keys_only'] is not boolean %}
     {{ table_diff._fail(macro_name, 'keys_only', keys_only, "true or false",

@@ -9,16 +9,16 @@
                     strategy=none, block_count=none, block_size=none, split_factor=none,
                     compare_unit_size=none, max_depth=none, max_diff_rows=none, normalize=none,
                     check_duplicate_keys=none, quick_check=none, keys_only=none, source_as_of=none, target_as_of=none,
-                    track=none, column_map=none) %}
+                    track=none, column_map=none, tolerance=none) %}
   {% do table_diff._check_kwargs('key_ranges', kwargs, ['source', 'target', 'primary_key', 'columns', 'exclude_columns',
       'table_filter', 'strategy', 'block_count', 'block_size', 'split_factor', 'compare_unit_size', 'max_depth',
       'max_diff_rows', 'normalize', 'check_duplicate_keys', 'quick_check', 'keys_only', 'source_as_of', 'target_as_of', 'track',
-      'column_map']) %}
+      'column_map', 'tolerance']) %}
   {% do table_diff._require_relation('key_ranges', 'source', source) %}
   {% do table_diff._require_relation('key_ranges', 'target', target) %}
   {% set opts = table_diff._check_options('key_ranges', primary_key, columns, exclude_columns, table_filter,
       strategy, block_count, block_size, split_factor, compare_unit_size, max_depth, max_diff_rows, normalize,
-      check_duplicate_keys, keys_only, column_map) %}
+      check_duplicate_keys, keys_only, column_map, tolerance) %}
   {% do opts.update({'quick_check': table_diff._quick_check_option('key_ranges', quick_check),
       'source_as_of': source_as_of, 'target_as_of': target_as_of,
       'track': table_diff._track_option('key_ranges', track, opts, source_as_of, target_as_of)}) %}

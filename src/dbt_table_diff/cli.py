@@ -21,6 +21,7 @@ from dbt_table_diff.scaffold import (
     ScaffoldError,
     parse_column_map,
     parse_normalize,
+    parse_tolerance,
     write_pair,
 )
 
@@ -113,6 +114,13 @@ def _add_scaffold(sub) -> None:
         "--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable"
     )
     pair.add_argument(
+        "--tolerance",
+        action="append",
+        default=[],
+        metavar="COLUMN:abs=N|COLUMN:rel=N",
+        help="values within N are equal (abs=0.01, rel=1e-6, abs='2 seconds'), repeatable",
+    )
+    pair.add_argument(
         "--column-map",
         action="append",
         default=[],
@@ -171,6 +179,7 @@ def _scaffold_pair(args) -> int:
         quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
         normalize=parse_normalize(args.normalize),
         column_map=parse_column_map(args.column_map),
+        tolerance=parse_tolerance(args.tolerance),
     )
     for path in write_pair(opts, Path(args.dir), force=args.force):
         print(f"wrote {path}")

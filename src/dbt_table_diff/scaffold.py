@@ -60,6 +60,8 @@ class PairOptions:
     test: bool | None = None
     # Target column -> source column, for columns (keys included) named differently.
     column_map: dict[str, str] = field(default_factory=dict)
+    # Column -> {'abs': number or duration text} or {'rel': number} (ADR 0024).
+    tolerance: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -112,6 +114,31 @@ def parse_column_map(items: list[str]) -> dict[str, str]:
             )
         mapping[target] = source
     return mapping
+
+
+def parse_tolerance(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``['amount:abs=0.01', 'rate:rel=1e-6', 'ts:abs=2 seconds']`` -> a rule per column."""
+    rules: dict[str, dict[str, Any]] = {}
+    for item in items:
+        col, sep, rule = item.partition(":")
+        kind, eq, arg = rule.partition("=")
+        if not sep or not col or kind not in ("abs", "rel") or not eq or not arg.strip():
+            raise ScaffoldError(
+                f"invalid --tolerance '{item}'. Expected COLUMN:abs=N, COLUMN:rel=N or "
+                "COLUMN:abs='N UNIT' (timestamps). Example: --tolerance amount:abs=0.01"
+            )
+        if col in rules:
+            raise ScaffoldError(f"invalid --tolerance '{item}': {col} has a tolerance already.")
+        try:
+            value: Any = int(arg) if arg.strip().isdigit() else float(arg)
+        except ValueError:
+            value = arg.strip()  # a duration, checked by the macro with the column's type
+        if kind == "rel" and not isinstance(value, (int, float)):
+            raise ScaffoldError(f"invalid --tolerance '{item}'. rel takes a number (1e-6).")
+        if isinstance(value, (int, float)) and value <= 0:
+            raise ScaffoldError(f"invalid --tolerance '{item}'. Expected a number > 0.")
+        rules[col] = {kind: value}
+    return rules
 
 
 def validate(opts: PairOptions) -> None:
@@ -169,8 +196,8 @@ def jinja_literal(value: Any) -> str:
     """A Python value as a Jinja literal (strings single-quoted with escapes)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
     if isinstance(value, (list, tuple)):
@@ -212,6 +239,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         "target_as_of": opts.target_as_of,
         "track": opts.track,
         "column_map": opts.column_map or None,
+        "tolerance": opts.tolerance or None,
     }
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)

@@ -98,6 +98,8 @@ class CompareColumn:
     source_type: str
     target_type: str
     normalize: Mapping[str, Any] = field(default_factory=dict)
+    # {'abs': n}, {'rel': n} or {'abs': '2 seconds', 'micros': n}; {} = compared exactly.
+    tolerance: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,10 @@ class Spec:
         """The JSON object ``key_ranges`` stores for this spec (``load_spec`` reads it back)."""
         out = asdict(self)
         out["key"] = [asdict(k) for k in self.key]
-        out["columns"] = [{**asdict(c), "normalize": dict(c.normalize)} for c in self.columns]
+        out["columns"] = [
+            {**asdict(c), "normalize": dict(c.normalize), "tolerance": dict(c.tolerance)}
+            for c in self.columns
+        ]
         out["pins"] = {side: asdict(pin) for side, pin in self.pins.items()}
         out["strategy"] = self.strategy.value
         out["quick_check"] = {QuickCheck.TRUE: True, QuickCheck.FALSE: False}.get(
@@ -262,6 +267,7 @@ def load_spec(
         CompareColumn(
             **_column_fields(c, f"{where}: columns item"),
             normalize=dict(_required(c, "normalize", Mapping, f"{where}: columns item")),
+            tolerance=dict(_required(c, "tolerance", Mapping, f"{where}: columns item")),
         )
         for c in _required(data, "columns", list, where)
     )

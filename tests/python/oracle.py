@@ -371,6 +371,7 @@ def brute_force_diff(
     row_filter: Callable[[Mapping], bool] | None = None,
     *,
     types: dict[str, str] | None = None,
+    tolerance: dict[str, dict] | None = None,
 ) -> TwoWayDiff:
     """Brute-force two-way diff (see DESIGN.md "Semantics (decided)").
 
@@ -381,8 +382,12 @@ def brute_force_diff(
     * A key present more than once on either side is only in ``duplicate_keys``.
     * A key present exactly once on both sides is modified when some column of
       ``columns`` differs after normalisation; changed columns are in ``columns`` order.
-    * ``types`` (optional, column -> Spark type) only matters for rounding FLOAT columns.
+    * ``types`` (optional, column -> Spark type) only matters for rounding FLOAT columns and
+      for tolerances (float / double columns compare in double, others exactly).
+    * ``tolerance`` (column -> ``{'abs': n}``, ``{'rel': n}`` or ``{'abs': 'N unit'}``): two
+      normalised values are equal when ``values_equal`` or within it (``within_tolerance``).
     """
+    tolerance = tolerance or {}
     key = list(key)
     columns = list(columns)
     _check_columns(key, columns)
@@ -454,9 +459,11 @@ def brute_force_diff(
             changed = tuple(
                 c
                 for c in columns
-                if not values_equal(
+                if not within_tolerance(
                     normalise_value(a[c], normalize.get(c), spark_type=types.get(c)),
                     normalise_value(b[c], normalize.get(c), spark_type=types.get(c)),
+                    tolerance.get(c),
+                    types.get(c),
                 )
             )
             if changed:
@@ -523,6 +530,47 @@ def _index_unique(
         assert ck not in out, f"{side}: key {_key_of(r, key)!r} is not unique"
         out[ck] = r
     return out
+
+
+_DURATION_UNITS = {
+    "microsecond": 1,
+    "millisecond": 1_000,
+    "second": 1_000_000,
+    "minute": 60_000_000,
+    "hour": 3_600_000_000,
+    "day": 86_400_000_000,
+}
+
+
+def duration_micros(text: str) -> int:
+    """'2 seconds' -> 2000000 (the units a timestamp tolerance takes)."""
+    number, unit = text.split()
+    return int(Decimal(number) * _DURATION_UNITS[unit.lower().rstrip("s")])
+
+
+def within_tolerance(a, b, rule: Mapping | None, spark_type: str | None = None) -> bool:
+    """Equal under a column's tolerance, by definition (docs/semantics.md, ADR 0024):
+    ``values_equal``, or both present with ``|a - b| <= abs`` (timestamps: in microseconds;
+    float and double in double arithmetic, integers and decimals exactly) or
+    ``|a - b| <= rel * max(|a|, |b|)`` (in double). NULL, NaN and infinities are equal only to
+    themselves (their differences are NULL or NaN)."""
+    if values_equal(a, b):
+        return True
+    if not rule or a is None or b is None:
+        return False
+    ((kind, limit),) = rule.items()
+    if isinstance(a, _dt.datetime):
+        delta = _to_naive_utc(a) - _to_naive_utc(b)
+        return abs(delta // _dt.timedelta(microseconds=1)) <= duration_micros(limit)
+    fractional = (spark_type or "").lower() in ("float", "double")
+    if kind == "rel" or fractional:
+        fa, fb = float(a), float(b)
+        if not (math.isfinite(fa) and math.isfinite(fb)):
+            return False
+        diff = abs(fa - fb)
+        bound = float(limit) * max(abs(fa), abs(fb)) if kind == "rel" else float(limit)
+        return diff <= bound
+    return abs(Decimal(a) - Decimal(b)) <= Decimal(repr(limit))
 
 
 def _changed(base: Mapping | None, side: Mapping | None, columns: Sequence[str]) -> tuple:

@@ -329,3 +329,105 @@ def test_misconfiguration_fails_with_argument_value_and_fix(drift_project):
     msg = run.message("drift_bad_key")
     assert "table_diff.no_drift: invalid primary_key 'order_id'" in msg, msg
     assert "missing from" in msg and "copy_renamed" in msg, msg
+
+
+def test_tolerance_and_column_map_in_no_drift(drift_project):
+    """A copy with amounts nudged by 0.004 passes with `tolerance: {amount: {abs: 0.01}}` and fails
+    without it; the copy storing order_id as id passes with `column_map: {id: order_id}`; bad
+    tolerances fail before any scan, naming the argument, the value and the fix."""
+    drift_project.write(
+        "models/copy_nudged.sql",
+        "select order_id, customer, amount + 0.004 as amount, status from {{ ref('base') }}",
+    )
+    drift_project.run("run", "--select", "copy_nudged").assert_success()
+    cases = {
+        "tol_pass": ("copy_nudged", "tolerance: {amount: {abs: 0.01}}"),
+        "tol_none": ("copy_nudged", "columns: [amount]"),
+        "tol_too_small": ("copy_nudged", "tolerance: {amount: {abs: 0.003}}"),
+        "tol_rel_pass": ("copy_nudged", "tolerance: {amount: {rel: 1e-2}}"),
+        "map_pass": ("copy_renamed", "column_map: {id: order_id}"),
+        "tol_string": ("copy_nudged", "tolerance: {customer: {abs: 1}}"),
+        "tol_key": ("copy_nudged", "tolerance: {order_id: {abs: 1}}"),
+        "tol_duration_on_number": ("copy_nudged", "tolerance: {amount: {abs: '2 seconds'}}"),
+    }
+    tests = "".join(
+        f"""
+              - table_diff.no_drift:
+                  name: {name}
+                  arguments:
+                    compare_to: ref('{copy}')
+                    primary_key: [order_id]
+                    {extra}"""
+        for name, (copy, extra) in cases.items()
+    )
+    drift_project.write(
+        "models/tol.yml",
+        f"""
+        version: 2
+        models:
+          - name: copy_same
+            data_tests:{tests}
+        """,
+    )
+    try:
+        run = drift_project.run("test", "--select", *cases)
+    finally:
+        drift_project.remove("models/tol.yml")
+        drift_project.remove("models/copy_nudged.sql")
+    assert run.status("tol_pass") == "pass", run.describe()
+    assert run.status("tol_rel_pass") == "pass", run.describe()
+    assert run.status("map_pass") == "pass", run.describe()
+    # four amounts are set (one is NULL): each moved by 0.004
+    assert run.status("tol_none") == "fail" and run.node("tol_none").failures == 4
+    assert run.status("tol_too_small") == "fail" and run.node("tol_too_small").failures == 4
+    errors = {
+        "tol_string": ("invalid tolerance 'customer string'", "remove its tolerance"),
+        "tol_key": ("invalid tolerance 'order_id'. Expected a non-key column", "Keys are matched"),
+        "tol_duration_on_number": (
+            "invalid tolerance 'amount decimal(",
+            "a number for a numeric column",
+        ),
+    }
+    for name, (message, fix) in errors.items():
+        msg = run.message(name)
+        assert run.status(name) == "error", (name, run.status(name), msg)
+        assert f"table_diff.no_drift: {message}" in msg and fix in msg, (name, msg)
+
+
+@pytest.mark.parametrize(
+    ("rule", "shown", "fix"),
+    [
+        ("{abs: -0.01}", "amount.abs=-0.01'. Expected a number > 0", "{'abs': 0.01}"),
+        ("{rel: 2}", "amount.rel=2'. Expected a number from 1e-9", "{'rel': 1e-6}"),
+        (
+            "{abs: 'two seconds'}",
+            "amount.abs=two seconds'. Expected a positive duration",
+            "'2 seconds'",
+        ),
+        ("{abs: 1, rel: 0.1}", "amount: {", "one rule per column"),
+    ],
+)
+def test_bad_tolerance_fails_at_parse_time(drift_project, rule, shown, fix):
+    drift_project.write(
+        "models/bad_tol.yml",
+        f"""
+        version: 2
+        models:
+          - name: copy_same
+            data_tests:
+              - table_diff.no_drift:
+                  name: drift_bad_tolerance
+                  arguments:
+                    compare_to: ref('copy_same')
+                    primary_key: [order_id]
+                    tolerance: {{amount: {rule}}}
+        """,
+    )
+    try:
+        run = drift_project.run("parse")
+    finally:
+        drift_project.remove("models/bad_tol.yml")
+    run.assert_failure()
+    text = f"{run.log}\n{run.result.exception}"
+    assert f"table_diff.no_drift: invalid tolerance '{shown}" in text, text[-2000:]
+    assert fix in text, text[-2000:]

@@ -11,6 +11,7 @@ from dbt_table_diff.scaffold import (
     jinja_literal,
     parse_column_map,
     parse_normalize,
+    parse_tolerance,
     render_pair,
 )
 
@@ -111,6 +112,30 @@ def test_column_map_flags_reach_the_ranges_model(tmp_path):
     ranges = (tmp_path / "p__ranges.sql").read_text()
     assert "column_map={'id': 'order_id'}" in ranges
     assert "column_map" not in (tmp_path / "p__block_hashes.sql").read_text()
+
+
+def test_tolerance_flags_reach_the_ranges_model(tmp_path):
+    assert parse_tolerance(["amount:abs=0.01", "rate:rel=1e-6", "ts:abs=2 seconds", "n:abs=3"]) == {
+        "amount": {"abs": 0.01},
+        "rate": {"rel": 1e-6},
+        "ts": {"abs": "2 seconds"},
+        "n": {"abs": 3},
+    }
+    for bad, message in (
+        (["amount"], "Expected COLUMN:abs=N"),
+        (["amount:max=1"], "Expected COLUMN:abs=N"),
+        (["amount:abs=-1"], "Expected a number > 0"),
+        (["rate:rel=often"], "rel takes a number"),
+        (["a:abs=1", "a:rel=0.1"], "a has a tolerance already"),
+    ):
+        with pytest.raises(ScaffoldError) as err:
+            parse_tolerance(bad)
+        assert message in str(err.value)
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    args += ["--primary-key", "id", "--tolerance", "amount:abs=0.01", "--dir", str(tmp_path)]
+    assert main(args + ["--tolerance", "rate:rel=1e-06"]) == 0
+    ranges = (tmp_path / "p__ranges.sql").read_text()
+    assert "tolerance={'amount': {'abs': 0.01}, 'rate': {'rel': 1e-06}}" in ranges
 
 
 def test_jinja_literal_escapes_quotes_and_backslashes():

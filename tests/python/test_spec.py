@@ -277,6 +277,7 @@ def example() -> dict:
                 "source_type": "decimal(18,2)",
                 "target_type": "decimal(18,2)",
                 "normalize": {"round": 2},
+                "tolerance": {"abs": 0.01},
             },
             {
                 "name": "status",
@@ -284,6 +285,7 @@ def example() -> dict:
                 "source_type": "string",
                 "target_type": "string",
                 "normalize": {},
+                "tolerance": {},
             },
         ],
         "table_filter": "status != 'test'",
