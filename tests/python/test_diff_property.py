@@ -420,7 +420,7 @@ def test_column_map_matches_brute_force(diff_project):
 
 def _check_no_drift(project, batch: list[Case]) -> None:
     """no_drift on each pair of ``batch`` (as ``_run_batch`` wrote them) with its column_map."""
-    tests = []
+    tests = {}
     for i, case in enumerate(batch):
         args = {
             "compare_to": f"source('gen', 'p{i}_target')",
@@ -432,27 +432,40 @@ def _check_no_drift(project, batch: list[Case]) -> None:
             ),
             "check_duplicate_keys": True,
             "column_map": {t: s for s, t in case.rename.items()},
-            "config": {"severity": "warn", "alias": f"drift_p{i}"},
         }
-        test = {"table_diff.no_drift": {k: v for k, v in args.items() if v is not None}}
-        tests.append({"name": f"p{i}_source", "data_tests": [test]})
-    # JSON is YAML: the hostile column names need no YAML quoting rules.
-    (project.root / "models" / "pairs" / "_gen__drift.yml").write_text(
-        json.dumps(
-            {
-                "version": 2,
-                "sources": [{"name": "gen_drift", "schema": project.schema, "tables": tests}],
-            }
-        )
-    )
-    run = project.run("test", "--select", "source:gen_drift")
-    assert run.success, run.describe()
-    failures = {r.node.alias: r.failures for r in run.node_results}
+        tests[f"drift_p{i}"] = (f"p{i}_source", {k: v for k, v in args.items() if v is not None})
+    failures = no_drift_failures(project, tests)
     for i, case in enumerate(batch):
         c = _expected(case).counts()
         total = c["added"] + c["deleted"] + c["modified"]
         total += c["duplicate_key_rows_source"] + c["duplicate_key_rows_target"]
         assert failures[f"drift_p{i}"] == total, f"no_drift p{i} ({case.rename}): {failures}"
+
+
+def no_drift_failures(project, tests: dict[str, tuple[str, dict]]) -> dict[str, int]:
+    """Run `no_drift` tests {name: (table of source `gen`, arguments)} on the tables `_build_pairs`
+    declared (a warning, not an error, when rows differ): failing rows per test name."""
+    tables = [
+        {
+            "name": table,
+            "data_tests": [
+                {"table_diff.no_drift": {**args, "config": {"severity": "warn", "alias": name}}}
+            ],
+        }
+        for name, (table, args) in tests.items()
+    ]
+    # JSON is YAML: the hostile column names need no YAML quoting rules.
+    (project.root / "models" / "pairs" / "_gen__drift.yml").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "sources": [{"name": "gen_drift", "schema": project.schema, "tables": tables}],
+            }
+        )
+    )
+    run = project.run("test", "--select", "source:gen_drift")
+    assert run.success, run.describe()
+    return {r.node.alias: r.failures for r in run.node_results}
 
 
 def test_recursion_really_splits(diff_project, dbt_project_factory):
