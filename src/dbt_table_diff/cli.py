@@ -104,6 +104,12 @@ def _add_scaffold(sub) -> None:
         help="add the test pair_matches on NAME__summary: `dbt build` of the pair fails when it "
         "finds drift, with the row diff already built",
     )
+    for limit in ("added", "deleted", "modified", "duplicate-key-rows"):
+        pair.add_argument(
+            f"--max-{limit}",
+            metavar="N|P%",
+            help=f"with --test: {limit.replace('-', ' ')} rows allowed (a count or a share)",
+        )
     pair.add_argument(
         "--quick-check",
         choices=["auto", "true", "false"],
@@ -180,6 +186,11 @@ def _scaffold_pair(args) -> int:
         normalize=parse_normalize(args.normalize),
         column_map=parse_column_map(args.column_map),
         tolerance=parse_tolerance(args.tolerance),
+        limits={
+            k: int(v) if v.isdigit() else v
+            for k in ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
+            if (v := getattr(args, k)) is not None
+        },
     )
     for path in write_pair(opts, Path(args.dir), force=args.force):
         print(f"wrote {path}")

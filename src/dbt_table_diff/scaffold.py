@@ -23,6 +23,8 @@ MODEL_SUFFIXES = ("ranges", "block_hashes", "block_split", "row_diff", "column_s
 REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
 NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
 TRUNCATE_UNITS = ("millisecond", "second", "minute", "hour", "day")
+LIMITS = ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
+_LIMIT = re.compile(r"^([0-9]+|[0-9]*\.?[0-9]+%)$")
 
 
 class ScaffoldError(ValueError):
@@ -60,6 +62,8 @@ class PairOptions:
     test: bool | None = None
     # Target column -> source column, for columns (keys included) named differently.
     column_map: dict[str, str] = field(default_factory=dict)
+    # Limits of the `pair_matches` test per kind (with `test`): a count or a share ('0.1%').
+    limits: dict[str, int | str] = field(default_factory=dict)
     # Column -> {'abs': number or duration text} or {'rel': number} (ADR 0024).
     tolerance: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -185,6 +189,21 @@ def validate(opts: PairOptions) -> None:
         raise ScaffoldError(
             "give --column-map or --repair, not both: the repair writes rows under one side's "
             "column names (repair a pair of views that share the names instead)."
+        )
+    for limit, value in opts.limits.items():
+        if limit not in LIMITS:
+            raise ScaffoldError(f"invalid limit '{limit}'. Expected one of {', '.join(LIMITS)}.")
+        if not _LIMIT.match(str(value)):
+            raise ScaffoldError(
+                f"invalid --{limit.replace('_', '-')} '{value}'. Expected a whole number of rows "
+                "or a share of the source's rows such as 0.1%."
+            )
+        if str(value).endswith("%") and float(str(value)[:-1]) > 100:
+            raise ScaffoldError(f"invalid --{limit.replace('_', '-')} '{value}': over 100%.")
+    if opts.limits and not opts.test:
+        raise ScaffoldError(
+            "--max-added / --max-deleted / --max-modified / --max-duplicate-key-rows are limits "
+            "of the pair's test: add --test."
         )
     if opts.quick_check not in (None, True, False, "auto"):
         raise ScaffoldError(

@@ -160,13 +160,17 @@ def _properties_yml(opts: PairOptions) -> str:
         row_diff.append((f"target__{c}", f"{c} on the target (NULL for deleted rows)."))
     row_diff_columns = _column_entries(row_diff)
     summary_columns = _column_entries(list(SUMMARY_COLUMNS))
+    limits = "".join(
+        f"            {k}: {json.dumps(v) if isinstance(v, str) else v}\n"
+        for k, v in opts.limits.items()
+    )
     summary_tests = (
         "    data_tests:\n"
-        "      # Fails on any differing row (add max_added / max_deleted / max_modified /\n"
-        "      # max_duplicate_key_rows under arguments to allow some), read from the row diff.\n"
+        "      # Fails on any differing row beyond the limits per kind (max_added / max_deleted /\n"
+        "      # max_modified / max_duplicate_key_rows: unset = 0), read from the row diff.\n"
         "      - table_diff.pair_matches:\n"
         "          arguments:\n"
-        f"            row_diff: ref('{n}__row_diff')\n"
+        f"            row_diff: ref('{n}__row_diff')\n" + limits
         if opts.test
         else ""
     )

@@ -138,6 +138,25 @@ def test_tolerance_flags_reach_the_ranges_model(tmp_path):
     assert "tolerance={'amount': {'abs': 0.01}, 'rate': {'rel': 1e-06}}" in ranges
 
 
+def test_limit_flags_reach_the_pair_test(tmp_path, capsys):
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    args += ["--primary-key", "id", "--dir", str(tmp_path), "--test"]
+    assert main(args + ["--max-added", "100", "--max-modified", "0.1%"]) == 0
+    props = (tmp_path / "_p__models.yml").read_text()
+    assert '            max_added: 100\n            max_modified: "0.1%"\n' in props
+    for bad, message in (
+        (["--max-deleted", "-5"], "invalid --max-deleted '-5'"),
+        (["--max-deleted", "120%"], "over 100%"),
+        (["--max-deleted", "few"], "Expected a whole number of rows"),
+    ):
+        capsys.readouterr()
+        assert main([*args, "--force", *bad]) != 0, bad
+        assert message in capsys.readouterr().err
+    capsys.readouterr()
+    assert main([a for a in args if a != "--test"] + ["--force", "--max-added", "1"]) != 0
+    assert "add --test" in capsys.readouterr().err
+
+
 def test_jinja_literal_escapes_quotes_and_backslashes():
     assert jinja_literal("it's a \\ b") == "'it\\'s a \\\\ b'"
     assert jinja_literal({"a": [1, True]}) == "{'a': [1, true]}"
