@@ -148,6 +148,6 @@
     {{ table_diff._sql_string(spec['run_id']) }} as run_id
   from td_columns as c
   cross join td_run as r
-  left join td_changes as ch on ch.column_name = c.column_name
+  left join td_changes as ch on c.column_name = ch.column_name
   order by c.column_position
 {% endmacro %}

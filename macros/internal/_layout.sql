@@ -106,7 +106,8 @@
   {#- `relation [AS OF ...]`, or with a projection [[stored name, name], ...] a subquery that reads
       each column under its name: `(select `amt` as `amount`, ... from relation AS OF ...)`. A
       projection Spark removes when planning: filters, partition pruning and column pruning reach
-      the scan as without it. `extra`: more select items of the relation itself (its `_metadata`). -#}
+      the scan as without it. `extra`: more select items of the relation itself (its `_metadata`).
+      Aliased: a derived table needs a name in some SQL dialects, and the callers add none. -#}
   {% set clause = table_diff.as_of_clause(pin) if pin else '' %}
   {% set base = relation ~ ((' ' ~ clause) if clause else '') %}
   {% if not projection %}{{ return(base) }}{% endif %}
@@ -115,7 +116,7 @@
     {% do items.append(table_diff.quote_identifier(stored) ~ ((' as ' ~ table_diff.quote_identifier(name)) if stored != name else '')) %}
   {% endfor %}
   {% for item in extra or [] %}{% do items.append(item) %}{% endfor %}
-  {{ return('(select ' ~ items | join(', ') ~ ' from ' ~ base ~ ')') }}
+  {{ return('(select ' ~ items | join(', ') ~ ' from ' ~ base ~ ') as td_mapped') }}
 {% endmacro %}
 
 
