@@ -33,7 +33,7 @@
   {% set opts = table_diff._check_options(m, args['primary_key'], args['columns'], args['exclude_columns'],
       args['table_filter'], args['strategy'], args['block_count'], args['block_size'], args['split_factor'],
       args['compare_unit_size'], args['max_depth'], args['max_diff_rows'], args['normalize'],
-      args['check_duplicate_keys'], args['keys_only']) %}
+      args['check_duplicate_keys'], args['keys_only'], args['column_map'], args['tolerance']) %}
   {% do opts.update({'quick_check': table_diff._quick_check_option(m, args['quick_check']),
       'source_as_of': args['source_as_of'], 'target_as_of': args['target_as_of'],
       'track': table_diff._track_option(m, args['track'], opts, args['source_as_of'], args['target_as_of'])}) %}
@@ -123,11 +123,12 @@
                           strategy=none, block_count=none, block_size=none, split_factor=none,
                           compare_unit_size=none, max_depth=none, max_diff_rows=none, normalize=none,
                           check_duplicate_keys=none, quick_check=none, keys_only=none, source_as_of=none, target_as_of=none,
-                          track=none) %}
+                          track=none, column_map=none, tolerance=none) %}
   {#- key_ranges' signature; returns its arguments as JSON between markers (for `_preview_options_of`). -#}
   {% do table_diff._check_kwargs('preview_pair', kwargs, ['source', 'target', 'primary_key', 'columns', 'exclude_columns',
       'table_filter', 'strategy', 'block_count', 'block_size', 'split_factor', 'compare_unit_size', 'max_depth',
-      'max_diff_rows', 'normalize', 'check_duplicate_keys', 'quick_check', 'keys_only', 'source_as_of', 'target_as_of', 'track']) %}
+      'max_diff_rows', 'normalize', 'check_duplicate_keys', 'quick_check', 'keys_only', 'source_as_of', 'target_as_of', 'track',
+      'column_map', 'tolerance']) %}
   {% do table_diff._require_relation('preview_pair', 'source', source) %}
   {% do table_diff._require_relation('preview_pair', 'target', target) %}
   {% set args = {
@@ -135,7 +136,8 @@
       'strategy': strategy, 'block_count': block_count, 'block_size': block_size, 'split_factor': split_factor,
       'compare_unit_size': compare_unit_size, 'max_depth': max_depth, 'max_diff_rows': max_diff_rows,
       'normalize': normalize, 'check_duplicate_keys': check_duplicate_keys, 'quick_check': quick_check,
-      'keys_only': keys_only, 'source_as_of': source_as_of, 'target_as_of': target_as_of, 'track': track} %}
+      'keys_only': keys_only, 'source_as_of': source_as_of, 'target_as_of': target_as_of, 'track': track,
+      'column_map': column_map, 'tolerance': tolerance} %}
   {% for side, r in [('source', source), ('target', target)] %}
     {% do args.update({side: {'database': r.database, 'schema': r.schema, 'identifier': r.identifier}}) %}
   {% endfor %}

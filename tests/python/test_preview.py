@@ -297,6 +297,37 @@ def test_pass_counts_are_the_scans_a_build_makes(pproject):
     assert wrong == {}, measured
 
 
+def test_a_mapped_pair_with_a_tolerance_scans_as_previewed(pproject):
+    """A pair with column_map (the target stores id as key_id, v as val) and a tolerance on d
+    (the target's d moved within it): the preview takes the options, its passes are the scans
+    of the build, and the build finds the sides identical."""
+    spark = pproject.spark
+    tables = {
+        "source": _table(pproject, "cm_source", BODY),
+        "target": _table(
+            pproject,
+            "cm_target",
+            f"select id as key_id, v as val, d + 0.1 as d, day from ({BODY})",
+        ),
+    }
+    options = {"column_map": {"key_id": "id", "val": "v"}, "tolerance": {"d": {"abs": 0.25}}}
+    _pairs(
+        pproject,
+        [_pair("cm", "cm_source", "cm_target", block_count=8, compare_unit_size=100, **options)],
+        ["cm_source", "cm_target"],
+    )
+    for case in ("without_quick_check/identical", "with_quick_check/identical"):
+        report, _ = _preview(pproject, "cm")
+        quick, drift = case.split("/")
+        since = _last_ids(spark)[0]
+        pproject.run("build", "--select", "pairs").assert_success()
+        want = report["passes"][quick][drift]
+        assert _scans_since(spark, since, tables) == {s: want[s] for s in tables}, case
+        summary = spark.table(pproject.relation("cm__summary")).first()
+        assert summary["is_identical"] and summary["rows_modified"] == 0, case
+        assert summary["column_map"] == '{"key_id": "id", "val": "v"}'
+
+
 def test_unsized_sides_are_counted_once_by_the_run(pproject):
     """Views over partitioned tables without statistics cannot be sized (Spark says 8 EiB): the
     preview counts nothing, warns, and counts the row count the run then makes on the source as
