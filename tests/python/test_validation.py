@@ -76,7 +76,7 @@ PARSE_TIME = {
         "invalid argument 'exclude_column'. Expected one of source, target, primary_key, columns, "
         "exclude_columns, table_filter, strategy, block_count, block_size, split_factor, "
         "compare_unit_size, max_depth, max_diff_rows, normalize, check_duplicate_keys, "
-        "quick_check, keys_only, source_as_of, target_as_of, track, column_map.",
+        "quick_check, keys_only, source_as_of, target_as_of, track, column_map, tolerance.",
         "Did you mean 'exclude_columns'?",
     ),
     "column_map_not_a_mapping": (
@@ -307,8 +307,8 @@ models:
         "table_diff.no_drift: invalid argument 'quick_chek'. Expected one of model, compare_to, "
         "primary_key, columns, exclude_columns, table_filter, strategy, block_count, block_size, "
         "normalize, max_diff_rows, check_duplicate_keys, quick_check, keys_only, model_as_of, "
-        "compare_to_as_of, max_added, max_deleted, max_modified, max_duplicate_key_rows. "
-        "Did you mean 'quick_check'?"
+        "compare_to_as_of, max_added, max_deleted, max_modified, max_duplicate_key_rows, "
+        "column_map, tolerance. Did you mean 'quick_check'?"
     ) in text, text[-3000:]
 
 
