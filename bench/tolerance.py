@@ -23,11 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pair import REPO, Dbt  # noqa: E402
 from run import spark_conf, start_spark  # noqa: E402
-from track import timed, write_project  # noqa: E402
-
-from dbt_table_diff.scaffold import PairOptions, write_pair  # noqa: E402
-
-SCHEMA, PAIRS = "bench_track", "bench_track_td"  # track.py's project layout, other pairs
+from track import PAIRS, SCHEMA, timed, write_project  # noqa: E402
 
 
 def main() -> None:
@@ -56,22 +52,9 @@ def main() -> None:
         f"if(id % 100 = 0, amount + {args.shift}d, amount) as amount, price, s from ({rows})"
     )
     root = args.home / "project"
-    write_project(root, conf)
-    models = root / "models"
-    shutil.rmtree(models)
-    models.mkdir()
-    write_project_sources(models)
-    for name, tolerance in (("tol", {"amount": {"abs": args.tolerance}}), ("exact", {})):
-        write_pair(
-            PairOptions(
-                name=name,
-                source="source('b', 'src')",
-                target="source('b', 'tgt')",
-                primary_key=("id",),
-                tolerance=tolerance,
-            ),
-            models / name,
-        )
+    write_project(
+        root, conf, {"tol": {"tolerance": {"amount": {"abs": args.tolerance}}}, "exact": {}}
+    )
     dbt = Dbt(root)
     moved = args.rows // 100 + (1 if args.rows % 100 else 0)
 
@@ -106,13 +89,6 @@ def main() -> None:
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"wrote {out}")
-
-
-def write_project_sources(models: Path) -> None:
-    (models / "_sources.yml").write_text(
-        "version: 2\nsources:\n  - name: b\n"
-        f"    schema: {SCHEMA}\n    tables:\n      - name: src\n      - name: tgt\n"
-    )
 
 
 def _cores() -> int:

@@ -58,7 +58,10 @@ def rows_sql(first: int, count: int, per_day: int = 0, modified: str = "false") 
     )
 
 
-def write_project(root: Path, conf: dict[str, str]) -> None:
+def write_project(root: Path, conf: dict[str, str], pairs: dict[str, dict] | None = None) -> None:
+    """The bench's dbt project: sources `b.src` / `b.tgt` and one scaffolded pair per entry of
+    ``pairs`` (name -> PairOptions fields beyond the sides and key; default: the tracked pair
+    `trk` and the same pair untracked, `full`)."""
     root.mkdir(parents=True, exist_ok=True)
     project = {
         "name": "table_diff_bench_track",
@@ -92,14 +95,14 @@ def write_project(root: Path, conf: dict[str, str]) -> None:
             }
         )
     )
-    for name, track in (("trk", True), ("full", None)):
+    for name, options in (pairs or {"trk": {"track": True}, "full": {}}).items():
         write_pair(
             PairOptions(
                 name=name,
                 source="source('b', 'src')",
                 target="source('b', 'tgt')",
                 primary_key=("id",),
-                track=track,
+                **options,
             ),
             models / name,
         )
