@@ -270,29 +270,36 @@ def test_limits_per_kind_fail_only_the_kinds_over_their_limit(test_run, drift_pr
     ("value", "shown"), [("'-5%'", "-5%"), ("-1", "-1"), ("'lots'", "lots"), ("'150%'", "150%")]
 )
 def test_bad_limits_fail_at_parse_time(drift_project, value, shown):
-    drift_project.write(
-        "models/bad_limit.yml",
+    text = _parse_failure(
+        drift_project,
+        f"compare_to: ref('copy_mixed')\nprimary_key: order_id\nmax_modified: {value}",
+    )
+    assert f"table_diff.no_drift: invalid max_modified '{shown}'" in text, text[-3000:]
+    assert "a whole number of rows >= 0" in text and "'0.1%'" in text, text[-3000:]
+
+
+def _parse_failure(project, arguments: str) -> str:
+    """`dbt parse` with one no_drift test on copy_same taking ``arguments`` (YAML lines): it must
+    fail; its log and exception text."""
+    indented = "".join(f"\n                    {line}" for line in arguments.splitlines())
+    project.write(
+        "models/bad_test.yml",
         f"""
         version: 2
         models:
           - name: copy_same
             data_tests:
               - table_diff.no_drift:
-                  name: drift_bad_limit
-                  arguments:
-                    compare_to: ref('copy_mixed')
-                    primary_key: order_id
-                    max_modified: {value}
+                  name: drift_bad_argument
+                  arguments:{indented}
         """,
     )
     try:
-        run = drift_project.run("parse")
+        run = project.run("parse")
     finally:
-        drift_project.remove("models/bad_limit.yml")
+        project.remove("models/bad_test.yml")
     run.assert_failure()
-    text = f"{run.log}\n{run.result.exception}"
-    assert f"table_diff.no_drift: invalid max_modified '{shown}'" in text, text[-3000:]
-    assert "a whole number of rows >= 0" in text and "'0.1%'" in text, text[-3000:]
+    return f"{run.log}\n{run.result.exception}"
 
 
 def test_row_count_and_schema_tests(test_run):
@@ -408,26 +415,9 @@ def test_tolerance_and_column_map_in_no_drift(drift_project):
     ],
 )
 def test_bad_tolerance_fails_at_parse_time(drift_project, rule, shown, fix):
-    drift_project.write(
-        "models/bad_tol.yml",
-        f"""
-        version: 2
-        models:
-          - name: copy_same
-            data_tests:
-              - table_diff.no_drift:
-                  name: drift_bad_tolerance
-                  arguments:
-                    compare_to: ref('copy_same')
-                    primary_key: [order_id]
-                    tolerance: {{amount: {rule}}}
-        """,
+    text = _parse_failure(
+        drift_project,
+        f"compare_to: ref('copy_same')\nprimary_key: [order_id]\ntolerance: {{amount: {rule}}}",
     )
-    try:
-        run = drift_project.run("parse")
-    finally:
-        drift_project.remove("models/bad_tol.yml")
-    run.assert_failure()
-    text = f"{run.log}\n{run.result.exception}"
     assert f"table_diff.no_drift: invalid tolerance '{shown}" in text, text[-2000:]
     assert fix in text, text[-2000:]
