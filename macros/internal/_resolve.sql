@@ -192,6 +192,13 @@
     {% endif %}
   {% endfor %}
 
+  {#- A tolerance on a column that is not compared would be silently unused. -#}
+  {% set compared = columns | map(attribute='name') | map('lower') | list %}
+  {% for n in tolerance if n | lower not in compared and n | lower not in key_names %}
+    {{ table_diff._fail(macro_name, 'tolerance', n, "a compared column",
+        "'" ~ n ~ "' is left out by columns / exclude_columns (or keys_only); compare it, or remove its tolerance.") }}
+  {% endfor %}
+
   {#- Last of the warehouse checks, still before any scan: the filter against each side. -#}
   {% set filtered, from_items = [], {} %}
   {% for side in sides %}

@@ -188,6 +188,13 @@ WAREHOUSE_TIME = {
         "invalid column_map 'extra: name'",
         "would read both name and extra as 'name'; also map name to another name",
     ),
+    "tolerance_on_excluded": (
+        "primary_key='id', "
+        "exclude_columns=['name', 'price', 'attrs', 'region', 'fkey', 'arr', 'st'], "
+        "tolerance={'price': {'abs': 0.5}}",
+        "invalid tolerance 'price'. Expected a compared column",
+        "left out by columns / exclude_columns",
+    ),
     # 0.2 silently ran a key-only diff (0 modified, columns_compared empty).
     "keys_only_refused": (
         "primary_key='id', "
