@@ -1,5 +1,6 @@
-{#- Questions the warehouse answers without reading data: is a SQL statement valid, and which file
-    holds a row (for the concurrent-write check of ADR 0011). -#}
+{#- Questions the warehouse answers without reading data: is a SQL statement valid, which file
+    holds a row (for the concurrent-write check of ADR 0011), can the session write Delta tables
+    (for the package's own tables, ADR 0015). -#}
 
 {% macro explain_error(sql) %}
   {{ return(adapter.dispatch('explain_error', 'table_diff')(sql)) }}
@@ -83,4 +84,37 @@
   {{ return({'path': '_metadata.file_path', 'size': '_metadata.file_size',
              'modified': '_metadata.file_modification_time', 'selectable': format not in ['delta'],
              'first_row': '_metadata.row_index = 0' if format == 'parquet' else none}) }}
+{% endmacro %}
+
+
+{% macro delta_support() %}
+  {{ return(adapter.dispatch('delta_support', 'table_diff')()) }}
+{% endmacro %}
+
+
+{% macro default__delta_support() %}
+  {#- No portable way to ask: the package's tables stay plain (parquet or the warehouse's default). -#}
+  {{ return({'available': false, 'detail': "adapter '" ~ adapter.type() ~ "' has no Delta check"}) }}
+{% endmacro %}
+
+
+{% macro spark__delta_support() %}
+  {#-
+    Whether this session can create and time-travel Delta tables in its session catalog (the
+    package's own tables live there): Delta's catalog is `spark_catalog` and Delta's SQL extension
+    is loaded, as Delta requires (without them `create table ... using delta` fails). Two `SET`
+    lookups of the session's conf: no table is read, and the answer is the session's, not the
+    profile's (a conf from spark-defaults.conf counts too). {'available': bool, 'detail': text}.
+  -#}
+  {% set catalog = run_query('set spark.sql.catalog.spark_catalog').rows[0][1] | string %}
+  {% set extensions = run_query('set spark.sql.extensions').rows[0][1] | string %}
+  {% set available = 'DeltaCatalog' in catalog and 'DeltaSparkSessionExtension' in extensions %}
+  {{ return({'available': available,
+      'detail': 'spark.sql.catalog.spark_catalog = ' ~ catalog ~ ', spark.sql.extensions = ' ~ extensions}) }}
+{% endmacro %}
+
+
+{% macro databricks__delta_support() %}
+  {#- Delta is the platform's own table format (dbt-databricks' default file_format). Not run here. -#}
+  {{ return({'available': true, 'detail': 'Databricks'}) }}
 {% endmacro %}

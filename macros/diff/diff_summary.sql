@@ -3,10 +3,11 @@
   mismatched, added / deleted / modified / duplicate-key / NULL-key counts, whether max_diff_rows
   was reached (the result is then partial), the columns compared, the hash spec version, the run id,
   whether a side was written while the pair ran, and the run's status (complete / partial /
-  changed_during_run), each side's format and the version every pass read (Delta, Iceberg).
-  Refuses inputs of another run (ADR 0011), the pair's column stats included when given: the
-  summary is built last, so a run stopped before it leaves the last run's summary, which readers
-  then find stale.
+  changed_during_run), each side's format and the version every pass read (Delta, Iceberg), and
+  the version of each other table of the pair it was computed from (`<model>_version`, on Delta:
+  the pair's commit record, ADR 0015). Refuses inputs of another run (ADR 0011), the pair's column
+  stats included when given: the summary is built last, so a run stopped before it leaves the last
+  run's summary, which readers then find stale (parquet) or read at its versions (Delta).
 -#}
 {% macro diff_summary(ranges, block_hashes, block_split, row_diff, file_hashes=none, column_stats=none) %}
   {% do table_diff._require_relation('diff_summary', 'ranges', ranges) %}
@@ -33,16 +34,30 @@
     {{ return("select 0 as rows_source") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('diff_summary', ranges) %}
+  {#- The summary is the pair's commit record (ADR 0015): it names the version of each other table
+      it was computed from (Delta; none without versions) and reads each at that version, so a
+      reader that follows the names sees exactly this run, even after a later run was killed
+      halfway. -#}
+  {% set inputs = {'ranges': ranges, 'block_hashes': block_hashes, 'block_split': block_split, 'row_diff': row_diff} %}
+  {% if column_stats is not none %}{% do inputs.update({'column_stats': column_stats}) %}{% endif %}
+  {% set versions = table_diff._pair_table_versions(inputs) %}
+  {% if 'column_stats' not in versions %}{% do versions.update({'column_stats': none}) %}{% endif %}
+  {% set at = {} %}
+  {% for name, relation in inputs.items() %}
+    {% do at.update({name: (relation | string) ~ ((' ' ~ table_diff.as_of_clause({'version': versions[name]})) if versions[name] is not none else '')}) %}
+  {% endfor %}
+  {#- The changes track is state kept between runs, not a result the summary records by version: read as it is. -#}
+  {% do at.update({'file_hashes': file_hashes | string}) %}
   {#- One run (ADR 0011): every input carries the run id the ranges model started. -#}
   {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)]
         + ([('file_hashes', file_hashes)] if file_hashes is not none else [])
         + ([('column_stats', column_stats)] if column_stats is not none else []) %}
-    {% do table_diff._require_run('diff_summary', arg, relation, spec) %}
+    {% do table_diff._require_run('diff_summary', arg, relation, spec, from_item=at[arg]) %}
   {% endfor %}
-  {% set run = run_query("select (select count(*) from " ~ block_split ~ " where selected),"
-      ~ " (select cast(max(started_at) as string) from " ~ block_hashes ~ "),"
-      ~ " (select coalesce(sum(if(side = 'source', n_rows, 0)), 0) from " ~ block_hashes ~ "),"
-      ~ " (select coalesce(sum(if(side = 'target', n_rows, 0)), 0) from " ~ block_hashes ~ ")").rows[0] %}
+  {% set run = run_query("select (select count(*) from " ~ at['block_split'] ~ " where selected),"
+      ~ " (select cast(max(started_at) as string) from " ~ at['block_hashes'] ~ "),"
+      ~ " (select coalesce(sum(if(side = 'source', n_rows, 0)), 0) from " ~ at['block_hashes'] ~ "),"
+      ~ " (select coalesce(sum(if(side = 'target', n_rows, 0)), 0) from " ~ at['block_hashes'] ~ ")").rows[0] %}
   {#- A side written while the pair ran: only a run that read rows again after the block pass can
       mix two states of a table (the block pass reads both sides in one query). -#}
   {% set changed = {'source': false, 'target': false} %}
@@ -66,7 +81,7 @@
   {% for k in spec['key'] %}{% do keys.append(table_diff._sql_string(k['name'])) %}{% endfor %}
   with layout as (
     select count(distinct block_id) as blocks_total, count(*) as leaves_total
-    from {{ ranges }}
+    from {{ at['ranges'] }}
   ),
 
   hashes as (
@@ -75,7 +90,7 @@
       coalesce(sum(if(side = 'target', n_rows, 0)), 0) as rows_target,
       coalesce(sum(if(side = 'source', n_null_key_rows, 0)), 0) as null_key_rows_source,
       coalesce(sum(if(side = 'target', n_null_key_rows, 0)), 0) as null_key_rows_target
-    from {{ block_hashes }}
+    from {{ at['block_hashes'] }}
   ),
 
   units as (
@@ -84,7 +99,7 @@
       count(*) as units_mismatched,
       coalesce(sum(leaf_hi - leaf_lo + 1), 0) as leaves_in_units,
       count_if(not selected) as units_skipped
-    from {{ block_split }}
+    from {{ at['block_split'] }}
   ),
 
   track as (
@@ -97,7 +112,7 @@
       count_if(diff_type = 'modified') as rows_modified,
       count_if(diff_type = 'duplicate_key') as duplicate_key_rows,
       count(*) as diff_rows
-    from {{ row_diff }}
+    from {{ at['row_diff'] }}
   )
 
   select
@@ -137,6 +152,9 @@
     {{ table_diff._sql_string(spec['strategy']) }} as strategy,
     {{ spec['hash_spec_version'] }} as hash_spec_version,
     {{ table_diff._sql_string(spec['run_id']) }} as run_id,
+    {%- for name in ['ranges', 'block_hashes', 'block_split', 'row_diff', 'column_stats'] %}
+    cast({{ versions[name] if versions[name] is not none else 'null' }} as bigint) as {{ name }}_version,
+    {%- endfor %}
     {%- for side in ['source', 'target'] %}
     {%- set pin = spec['pins'][side] %}
     {%- set version = pin['version'] if pin['version'] is not none else pin['timestamp'] %}

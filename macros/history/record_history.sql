@@ -83,6 +83,16 @@
 {% endmacro %}
 
 
+{% macro _history_file_format() %}
+  {#- The format of a new history table: the var `table_diff_file_format` as the package's
+      materialization reads it, without a model's config (hooks have none). 'delta' on a session
+      without Delta is left to the models to refuse, with the var named: the history stays parquet. -#}
+  {% set value = var('table_diff_file_format', 'auto') | string | trim | lower %}
+  {% if value == 'parquet' %}{{ return('parquet') }}{% endif %}
+  {{ return('delta' if table_diff.delta_support()['available'] else 'parquet') }}
+{% endmacro %}
+
+
 {% macro _history_append(rows) %}
   {#- Append rows to the history table, creating its schema, the table and the view when absent. -#}
   {% if not rows %}{{ return(none) }}{% endif %}
@@ -90,7 +100,10 @@
   {% set quoted_schema = table_diff.quote_identifier(schema) %}
   {% set relation = quoted_schema ~ '.' ~ table_diff.quote_identifier('table_diff_run_history') %}
   {% do run_query('create schema if not exists ' ~ quoted_schema) %}
-  {% do run_query('create table if not exists ' ~ relation ~ ' (' ~ table_diff._history_columns() ~ ') using parquet') %}
+  {#- Delta where the package's tables are (ADR 0015): each append is then one commit. A history
+      table created before keeps its format. -#}
+  {% do run_query('create table if not exists ' ~ relation ~ ' (' ~ table_diff._history_columns() ~ ') using '
+      ~ table_diff._history_file_format()) %}
   {% set names = [] %}
   {% for column in table_diff._history_columns().split(', ') %}{% do names.append(column.split(' ')[0]) %}{% endfor %}
   {% do run_query('create view if not exists ' ~ quoted_schema ~ '.' ~ table_diff.quote_identifier('table_diff_runs')

@@ -4,7 +4,9 @@
   and refuses an input stamped by another run. So a run that failed or was killed at any model
   never yields a summary that disagrees with its row diff: the next model built on the
   half-replaced outputs fails with the stale table's name, and readers (the CLI, the report) check
-  the stamps and the summary's counts before they show anything.
+  the stamps and the summary's counts before they show anything. When the pair's tables are Delta
+  (ADR 0015) the summary also names the version of each table it read (`_pair_table_versions`),
+  and readers read those versions: a killed run then leaves the last result readable, not stale.
 
   A Delta or Iceberg side is pinned instead: `__ranges` resolves its version once (`_pin_side`) and
   every pass reads `VERSION AS OF` it, so a commit during the run never reaches the result.
@@ -15,16 +17,17 @@
   than the block pass.
 -#}
 
-{% macro _require_run(macro_name, arg, relation, spec) %}
+{% macro _require_run(macro_name, arg, relation, spec, from_item=none) %}
   {#- Every row of `relation` (a model of this pair) carries this run's id; an empty table passes
-      (its emptiness is checked against the summary's counts by the readers). -#}
+      (its emptiness is checked against the summary's counts by the readers). `from_item`: what is
+      read instead of the relation itself (the relation at a version). -#}
   {% set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list %}
   {% set run = spec.get('run_id') %}
   {% if 'run_id' not in names or run is none %}
     {{ table_diff._fail(macro_name, arg, relation, "a table built by this version of table_diff, stamped with its run",
         "Rebuild the whole pair from its ranges model: dbt build --select <pair>__ranges+.") }}
   {% endif %}
-  {% set other = run_query("select max(run_id) from " ~ relation ~ " where run_id is distinct from "
+  {% set other = run_query("select max(run_id) from " ~ (from_item or relation) ~ " where run_id is distinct from "
       ~ table_diff._sql_string(run)).rows[0][0] %}
   {% if other is not none %}
     {{ table_diff._fail(macro_name, arg, relation, "the output of this pair's current run '" ~ run ~ "'",
@@ -82,4 +85,16 @@
     {{ table_diff._fail(macro_name, arg, relation, "the pair's " ~ arg ~ " " ~ spec[arg] ~ " (as recorded by " ~ spec.get('ranges', 'its ranges model') ~ ")",
         "Pass the same relation to every model of the pair, or rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
   {% endif %}
+{% endmacro %}
+
+
+{% macro _pair_table_versions(relations) %}
+  {#- {name: current version} of a pair's tables (Delta; none for a table without versions).
+      Metadata only (`table_version`). -#}
+  {% set versions = {} %}
+  {% for name, relation in relations.items() %}
+    {% set v = table_diff.table_version(relation) %}
+    {% do versions.update({name: v['version'] if v['format'] == 'delta' else none}) %}
+  {% endfor %}
+  {{ return(versions) }}
 {% endmacro %}

@@ -2,9 +2,14 @@
 
 :func:`read_pair` is the one way the companion reads a pair: it shows nothing unless the five
 tables (six with ``NAME__column_stats``) belong to one completed run (ADR 0011): the same run id
-stamped on every row of each, and the summary's counts equal to what the other tables hold. A run
-that failed or was killed midway leaves some tables of the new run beside the summary of the
-previous one; that is reported as a stale result with the fix, never shown as a diff.
+stamped on every row of each, and the summary's counts equal to what the other tables hold.
+
+On Delta the summary is the pair's commit record (ADR 0015): it names the version of each other
+table it was computed from (``<model>_version``), and the reader reads those versions. A run that
+failed or was killed midway replaced some tables but not the summary, so the reader still gets the
+previous run's result, whole. Without versions (parquet), such a run leaves some tables of the new
+run beside the summary of the previous one; that is reported as a stale result with the fix, never
+shown as a diff.
 """
 
 from __future__ import annotations
@@ -25,6 +30,17 @@ def _sibling(summary_relation: str, model: str) -> str:
     return name
 
 
+def pair_table(spark, summary_relation: str, summary: dict[str, Any], model: str):
+    """The pair's ``model`` table as the summary read it: at the version the summary names
+    (``<model>_version``, Delta, ADR 0015), else as it is. For tables beyond what
+    :func:`read_pair` returns (the report's block map), after read_pair checked the run."""
+    relation = _sibling(summary_relation, model)
+    version = summary.get(f"{model}_version")
+    if version is None:
+        return spark.table(relation)
+    return spark.sql(f"select * from {relation} version as of {int(version)}")
+
+
 def read_pair(
     spark, summary_relation: str, limit: int = 20, *, per_class: int | None = None
 ) -> tuple[dict[str, Any], list[dict]]:
@@ -33,21 +49,31 @@ def read_pair(
     deleted, modified, duplicate_key, in that order). The summary carries ``column_stats`` (the
     rows of ``NAME__column_stats`` in column order) when the pair has that model, else none.
 
-    Raises :class:`StaleRunError`, naming the table and the fix, when the pair's tables do not
-    belong to one completed run.
+    Each other table of the pair is read at the version the summary names (Delta), or as it is
+    (no versions). Raises :class:`StaleRunError`, naming the table and the fix, when what is read
+    does not belong to one completed run.
     """
     fix = "Rebuild the pair: dbt build --select +{0}"
     label = summary_relation.split(".")[-1].strip("`")  # the model name dbt selects by
 
-    def table(relation: str):
+    def table(relation: str, version: int | None = None):
         try:
-            df = spark.table(relation)
+            if version is None:
+                df = spark.table(relation)
+            else:
+                df = spark.sql(f"select * from {relation} version as of {int(version)}")
             df.schema  # noqa: B018 -- resolves the table now, so a missing one fails here
             return df
-        except Exception as exc:  # AnalysisException: the table is missing
+        except Exception as exc:  # AnalysisException: the table (or the version) is missing
+            if version is None:
+                raise StaleRunError(
+                    f"table_diff: {relation} is missing: the pair's last run failed or was stopped "
+                    f"before it was built. {fix.format(label)}."
+                ) from exc
             raise StaleRunError(
-                f"table_diff: {relation} is missing: the pair's last run failed or was stopped "
-                f"before it was built. {fix.format(label)}."
+                f"table_diff: {summary_relation} was computed from version {version} of "
+                f"{relation}, which can no longer be read (the table was dropped and created "
+                f"again, or the version was vacuumed). {fix.format(label)}."
             ) from exc
 
     rows = table(summary_relation).collect()
@@ -61,7 +87,8 @@ def read_pair(
     stats: dict[str, Any] = {}
     for model in PAIR_MODELS:
         relation = _sibling(summary_relation, model)
-        df = table(relation)
+        # The version the summary was computed from (Delta), else the table as it is.
+        df = table(relation, summary.get(f"{model}_version"))
         if "run_id" not in df.columns:
             raise StaleRunError(
                 f"table_diff: {relation} was built by an older table_diff (no run id). "
@@ -94,7 +121,9 @@ def read_pair(
                 f"pair's tables hold {held}: they were not all built by one run. "
                 f"{fix.format(label)}."
             )
-    summary["column_stats"] = _column_stats(spark, summary_relation, run, fix.format(label))
+    summary["column_stats"] = _column_stats(
+        spark, summary_relation, run, fix.format(label), summary.get("column_stats_version")
+    )
     if per_class is None:
         diff_rows = [r.asDict() for r in stats["row_diff"].limit(limit).collect()]
     else:
@@ -123,15 +152,32 @@ def first_rows_per_kind(row_diff, key_columns: list[str], per_class: int) -> lis
     return rows
 
 
-def _column_stats(spark, summary_relation: str, run: str, fix: str) -> list[dict] | None:
-    """The pair's column statistics of this run, or None when the pair has no such model (scaffolded
-    before it existed). Another run's are stale (ADR 0011), as for the other models."""
+def _column_stats(
+    spark, summary_relation: str, run: str, fix: str, version: int | None = None
+) -> list[dict] | None:
+    """The pair's column statistics of this run (at ``version``, the one the summary names on
+    Delta), or None when the pair has no such model (scaffolded before it existed). Another run's
+    are stale (ADR 0011), as for the other models."""
     relation = _sibling(summary_relation, "column_stats")
+    if version is not None:
+        try:
+            df = spark.sql(f"select * from {relation} version as of {int(version)}")
+            df.schema  # noqa: B018 -- resolves the table now
+        except Exception as exc:  # the version was vacuumed or the table dropped
+            raise StaleRunError(
+                f"table_diff: {summary_relation} was computed from version {version} of "
+                f"{relation}, which can no longer be read. {fix}."
+            ) from exc
+        return _stats_rows(df, relation, summary_relation, run, fix)
     try:
         df = spark.table(relation)
         df.schema  # noqa: B018 -- resolves the table now
     except Exception:  # AnalysisException: a pair scaffolded without column statistics
         return None
+    return _stats_rows(df, relation, summary_relation, run, fix)
+
+
+def _stats_rows(df, relation: str, summary_relation: str, run: str, fix: str) -> list[dict]:
     rows = [r.asDict() for r in df.orderBy("column_position").collect()]
     other = next((r["run_id"] for r in rows if r["run_id"] != run), None)
     if other is not None:

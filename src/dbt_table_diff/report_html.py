@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dbt_table_diff.report import _sibling, _verdict, read_pair
+from dbt_table_diff.report import _verdict, pair_table, read_pair
 from dbt_table_diff.split import StaleRunError
 
 REPORT_ROW_LIMIT = 1000
@@ -226,22 +226,24 @@ def build_report(
         report["trend"] = trend(report["history"])
         return report
     step("reading the blocks")
-    # Only the columns the map needs: `spec` (repeated on every leaf) stays in the warehouse.
+    # At the versions the summary names (Delta, ADR 0015): after a killed run, the blocks of the
+    # last complete result, not the killed run's. Only the columns the map needs: `spec`
+    # (repeated on every leaf) stays in the warehouse.
     leaves = [
         r.asDict()
-        for r in spark.table(_sibling(summary_relation, "ranges"))
+        for r in pair_table(spark, summary_relation, summary, "ranges")
         .select("leaf_id", "block_id", "lower_bound", "upper_bound")
         .collect()
     ]
     hashes = [
         r.asDict()
-        for r in spark.table(_sibling(summary_relation, "block_hashes"))
+        for r in pair_table(spark, summary_relation, summary, "block_hashes")
         .select("side", "leaf_id", "n_rows")
         .collect()
     ]
     units = [
         r.asDict()
-        for r in spark.table(_sibling(summary_relation, "block_split"))
+        for r in pair_table(spark, summary_relation, summary, "block_split")
         .select("leaf_lo", "leaf_hi", "reason", "selected")
         .collect()
     ]

@@ -21,6 +21,9 @@ _RELATION_EXPR = re.compile(
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MODEL_SUFFIXES = ("ranges", "block_hashes", "block_split", "row_diff", "column_stats", "summary")
 REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
+# The package's table materialization (macros/materializations/table_diff_table.sql): the format of
+# every table a scaffolded pipeline writes is chosen at run time by the var table_diff_file_format.
+MATERIALIZATION = "table_diff_table"
 NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
 TRUNCATE_UNITS = ("millisecond", "second", "minute", "hour", "day")
 LIMITS = ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
@@ -263,10 +266,12 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
     kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
     args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
     # Tables, whatever the project's default: downstream models read ranges and units by value, and
-    # a view would re-run the sample and the scans on every read.
+    # a view would re-run the sample and the scans on every read. The package's table
+    # materialization writes Delta when the session has it (var table_diff_file_format, ADR 0015):
+    # a killed build then leaves the last result readable, which the summary records by version.
     header = (
         f"-- table_diff pair '{n}', written by `table-diff scaffold pair`.\n"
-        "{{ config(materialized='table') }}\n"
+        f"{{{{ config(materialized='{MATERIALIZATION}') }}}}\n"
     )
     files = {
         f"{n}__ranges.sql": header
@@ -282,7 +287,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
             f'"""table_diff pair \'{n}\': recursive split of mismatched blocks '
             '(written by `table-diff scaffold pair`)."""\n\n\n'
             "def model(dbt, session):\n"
-            '    dbt.config(materialized="table")\n'
+            f'    dbt.config(materialized="{MATERIALIZATION}")\n'
             "    from dbt_table_diff.split import block_split\n\n"
             "    return block_split(\n"
             f'        session, dbt.ref("{n}__ranges"), dbt.ref("{n}__block_hashes")\n'

@@ -110,6 +110,14 @@ SUMMARY_COLUMNS = (
     ("strategy", "range or hash."),
     ("hash_spec_version", "Version of the row fingerprint."),
     ("run_id", "The run of the pair (the invocation that built its ranges)."),
+    *(
+        (
+            f"{model}_version",
+            f"Delta version of the {model} table this summary was computed from: read it at this"
+            " version (table_diff.pair_output, ADR 0015); NULL without versions.",
+        )
+        for model in ("ranges", "block_hashes", "block_split", "row_diff")
+    ),
     ("source_format", "Table format of the source (delta, iceberg, parquet, ...)."),
     ("source_version", "Version of the source every pass read (NULL without versions)."),
     ("target_format", "Table format of the target."),

@@ -24,6 +24,7 @@ from typing import Any
 from dbt_table_diff.scaffold import (
     _NAME,
     _RELATION_EXPR,
+    MATERIALIZATION,
     ScaffoldError,
     jinja_literal,
     write_files,
@@ -155,7 +156,7 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
 
     header = (
         f"-- table_diff merge '{n}', written by `table-diff scaffold merge`.\n"
-        "{{ config(materialized='table') }}\n"
+        f"{{{{ config(materialized='{MATERIALIZATION}') }}}}\n"
     )
 
     def py(doc: str, body: str) -> str:
@@ -163,7 +164,7 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
             f'"""table_diff merge \'{n}\', written by `table-diff scaffold merge`.\n\n'
             f'{doc}.\n"""\n\n\n'
             "def model(dbt, session):\n"
-            '    dbt.config(materialized="table")\n'
+            f'    dbt.config(materialized="{MATERIALIZATION}")\n'
             "    from dbt_table_diff import merge\n\n"
             f"{body}"
         )

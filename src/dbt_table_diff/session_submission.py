@@ -10,14 +10,21 @@ Guarantees:
 
 * an exception raised by the model fails the model; the message carries the model's own traceback
   (frames of the model file, with source lines) rather than this helper's;
-* nothing is written unless ``model()`` returned and the write succeeded (dbt-spark drops the old
-  table before calling us; Spark's data-source commit protocol removes partial output on failure);
-* ``file_format`` not configured and Delta not on the classpath -> parquet instead of dbt-spark's
-  hard-coded ``delta`` default (which cannot work without Delta jars). A configured value is kept;
+* nothing is written unless ``model()`` returned and the write succeeded (on parquet dbt-spark
+  drops the old table before calling us, and Spark's data-source commit protocol removes partial
+  output on failure; on Delta an unfinished write commits nothing);
+* the model's file format is honoured: a configured ``file_format``, and the one the package's
+  ``table_diff_table`` materialization chose at run time (``table_diff_file_format``, ADR 0015),
+  are written as they are. Only dbt-spark's implicit ``delta`` (``file_format`` not configured)
+  becomes parquet when Delta is not on the classpath, since it cannot work there. On an existing
+  Delta table the write (``saveAsTable`` in overwrite mode) is one ``CREATE OR REPLACE TABLE AS
+  SELECT`` commit: the previous version stays readable until it lands, and by version after;
 * a Delta write of columns whose names Delta refuses without column mapping (a space, one of
   `` ,;{}()=``, a tab or newline: ``Unit Price``, or a merge's ``ours__Unit Price``) creates the
   table with ``delta.columnMapping.mode = name``, as Delta's own error message advises; other
-  writes are left as dbt-spark wrote them (``delta_writer``);
+  writes of dbt-spark's own materializations are left as dbt-spark wrote them (``delta_writer``).
+  The package's ``table_diff_table`` Python models write through ``write_table``, with column
+  mapping (the same property, ``DELTA_COLUMN_MAPPING``) on every Delta table, as its SQL models;
 * a write killed before Spark registered the table (the process or its JVM killed between the
   files and the catalog entry) leaves files at the table's managed location with no table; Spark
   then refuses every later build of the model (``LOCATION_ALREADY_EXISTS``). When the model's
@@ -31,6 +38,7 @@ import linecache
 import re
 import sys
 import traceback
+import uuid
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper
@@ -65,9 +73,14 @@ def delta_available(spark) -> bool:
         return False
 
 
+# The line table_diff's materialization writes before its write (macros/internal/_outputs.sql).
+_CHOSEN_FORMAT_MARKER = "# --- table_diff_table materialization (file_format chosen by"
+
+
 def apply_default_file_format(compiled_code: str, config: dict[str, Any], spark) -> str:
-    """Replace dbt-spark's implicit ``delta`` with ``parquet`` when Delta cannot be used."""
-    if config.get("file_format"):
+    """Replace dbt-spark's implicit ``delta`` with ``parquet`` when Delta cannot be used; keep a
+    format the model chose (its ``file_format`` config, or table_diff's materialization)."""
+    if config.get("file_format") or _CHOSEN_FORMAT_MARKER in compiled_code:
         return compiled_code
     if not _DEFAULT_DELTA_WRITE.search(compiled_code) or delta_available(spark):
         return compiled_code
@@ -94,12 +107,59 @@ def _field_names(data_type) -> list[str]:
     return []
 
 
-def delta_writer(df):
-    """``df.write``, with column mapping by name when a column name needs it on Delta."""
+# The table property that makes Delta map columns by name (Delta raises the protocol with it).
+DELTA_COLUMN_MAPPING = {"delta.columnMapping.mode": "name"}
+
+
+def needs_column_mapping(schema) -> bool:
+    """Whether Delta refuses one of the schema's field names without column mapping."""
+    return any(_DELTA_INVALID_NAME_CHARS & set(name) for name in _field_names(schema))
+
+
+def delta_writer(df, *, column_mapping: bool = False):
+    """``df.write``, with column mapping by name when a column name needs it on Delta, or always
+    with ``column_mapping``. A ``DataFrameWriter`` option becomes a table property only when
+    ``saveAsTable`` creates the table, not when it replaces one (Delta 4.4): see write_table."""
     writer = df.write
-    if any(_DELTA_INVALID_NAME_CHARS & set(name) for name in _field_names(df.schema)):
-        writer = writer.option("delta.columnMapping.mode", "name")
+    if column_mapping or needs_column_mapping(df.schema):
+        for key, value in DELTA_COLUMN_MAPPING.items():
+            writer = writer.option(key, value)
     return writer
+
+
+def write_table(spark, df, relation: str, file_format: str) -> None:
+    """The write of a Python model of the package's ``table_diff_table`` materialization (ADR 0015),
+    in the format it chose at run time.
+
+    Delta: ``DataFrameWriterV2.createOrReplace`` with column mapping by name as a table property
+    (:data:`DELTA_COLUMN_MAPPING`, as the materialization's SQL models get it): over an existing
+    Delta table one ``CREATE OR REPLACE TABLE AS SELECT`` commit. Not :func:`delta_writer`'s
+    ``saveAsTable``: Delta ignores its option when it replaces a table, so a rebuild with a name
+    like ``Unit Price`` would fail. Parquet (after the materialization dropped the table):
+    ``create table ... using parquet as`` over a temporary view of the DataFrame, the statement its
+    SQL models run (``DataFrameWriter.saveAsTable`` in parquet was seen to fail as a "REPLACE TABLE
+    AS SELECT" on a V1 table on a session with Delta's catalog).
+    """
+    from pyspark.sql import DataFrame
+
+    if not isinstance(df, DataFrame):
+        raise TypeError(
+            f"a table_diff_table Python model returns a Spark DataFrame, not {type(df)}"
+        )
+    if file_format == "delta":
+        writer = df.writeTo(relation).using("delta")
+        for key, value in DELTA_COLUMN_MAPPING.items():
+            writer = writer.tableProperty(key, value)
+        writer.createOrReplace()
+        return
+    if file_format != "parquet":
+        raise ValueError(f"table_diff_table writes delta or parquet, not {file_format!r}")
+    view = "td_py_write_" + uuid.uuid4().hex
+    df.createOrReplaceTempView(view)
+    try:
+        spark.sql(f"create table {relation} using parquet as select * from {view}")
+    finally:
+        spark.catalog.dropTempView(view)
 
 
 def apply_delta_column_mapping(compiled_code: str) -> str:

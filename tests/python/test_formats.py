@@ -55,7 +55,7 @@ from strategies import (
     to_spark_df,
 )
 
-from dbt_table_diff.scaffold import PairOptions, write_pair
+from dbt_table_diff.scaffold import MODEL_SUFFIXES, PairOptions, write_pair
 from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
 
 SEED = 20261127
@@ -820,7 +820,14 @@ def matrix(lakehouse, dbt_project_factory, draws):
     project = dbt_project_factory(
         "formats",
         packages=True,
-        project_config={"flags": {"send_anonymous_usage_stats": False, "partial_parse": True}},
+        project_config={
+            "flags": {"send_anonymous_usage_stats": False, "partial_parse": True},
+            # The delta layout's pairs and merge write the package's own tables as Delta too (what
+            # `table_diff_file_format: auto` gives a session with Delta; a model's file_format
+            # wins over the var): user column names (`source__Unit Price`, a merge's
+            # `ours__Unit Price`) in Delta outputs. The other layouts keep the suite's parquet.
+            "models": {"formats": {"delta": {"+file_format": "delta"}}},
+        },
     )
     # Two models at a time, as the integration project builds: the run is mostly per-model
     # overhead on the driver (Spark itself stays local[2]).
@@ -992,6 +999,32 @@ def test_renamed_and_dropped_columns(matrix, fmt):
     else:
         assert "read unpinned, as the table is now" in built.run.log
     check_pair(lake, built, i)
+
+
+def test_delta_layout_writes_the_package_tables_as_delta_with_column_mapping(matrix):
+    """The delta layout's pair and merge outputs are Delta tables mapping columns by name (ADR
+    0015), including those whose columns carry user names Delta refuses otherwise; the other
+    layouts' outputs are parquet."""
+    built = matrix.get("delta")
+    lake = matrix.lake
+    tables = [f"{case.name}__{m}" for case in built.pairs.values() for m in MODEL_SUFFIXES]
+    tables += [f"delta_m__{m}" for m in ("merge_schema", "merge_candidates", "merge", "merged")]
+    hostile = []
+    for table in tables:
+        detail = lake.spark.sql(f"describe detail {lake.project.relation(table)}").first()
+        assert detail["format"] == "delta", table
+        assert detail["properties"].get("delta.columnMapping.mode") == "name", table
+        columns = lake.spark.table(lake.project.relation(table)).columns
+        if any(DELTA_INVALID & set(c) for c in columns):
+            hostile.append(table)
+    # Row diffs of the batch's pairs with such names (test_delta_maps_columns_it_would_reject
+    # asserts there are some): `source__Unit Price`, a key `Unit Price`.
+    assert any(t.endswith("__row_diff") for t in hostile), hostile
+    if any(DELTA_INVALID & set(n) for n in matrix.draws["merge"].spec.names):
+        assert "delta_m__merge_candidates" in hostile, hostile  # e.g. ours__Unit Price
+    parquet = matrix.get("parquet")
+    some = f"{next(iter(parquet.pairs.values())).name}__summary"
+    assert lake.project.table_provider(some) == "parquet"
 
 
 def test_delta_maps_columns_it_would_reject(matrix):

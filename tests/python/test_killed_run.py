@@ -1,13 +1,20 @@
-"""A pair's `dbt build` killed at each model never leaves outputs that disagree (ADR 0011).
+"""A pair's `dbt build` killed at a model never leaves outputs a reader mixes up (ADRs 0011, 0015).
 
-Each case, in a child process with its own JVM and metastore (Derby admits one JVM at a time, and
-the kill must take the JVM with it): a complete build of the pair on target state A, then the
+Each build runs in a child process with its own JVM and metastore (Derby admits one JVM at a time,
+and the kill must take the JVM with it): a complete build of the pair on target state A, then the
 target moves to state B and a second build is SIGKILLed (the whole process group) shortly after
-one model starts. A second child then reads the pair as the CLI does, and its run history.
-Whatever the kill hit, the reader sees either exactly A's diff or exactly B's (had the build
-finished), each with every count equal to the rows, or a stale result that says so and how to
-rebuild: never a summary of one run beside the row diff of another. The history keeps the killed
-run as `running`.
+one model starts. A child then reads the pair as the CLI does
+(:func:`dbt_table_diff.report.read_pair`), and its run history, which keeps the killed run as
+`running`.
+
+* Parquet (a Spark without the Delta jars, so `table_diff_file_format: auto` writes parquet): the
+  reader sees either exactly A's diff or exactly B's, each with every count equal to the rows, or a
+  stale result that says so and how to rebuild: never a summary of one run beside the row diff of
+  another. The last good result is not kept.
+* Delta (the jars and confs of ADR 0012, `auto` writes Delta): the reader sees exactly A's summary
+  and row diff after a kill at any of the six models, although the killed build had replaced the
+  tables before that model (the summary names the versions it was computed from); after a full
+  rebuild, exactly B's.
 """
 
 from __future__ import annotations
@@ -16,23 +23,33 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BASE_SPARK_CONF, REPO_ROOT, run_dbt
+from conftest import (
+    BASE_SPARK_CONF,
+    LAKEHOUSE_JARS,
+    LAKEHOUSE_REQUIRED,
+    REPO_ROOT,
+    lakehouse_conf,
+    run_dbt,
+)
 
 from dbt_table_diff.scaffold import PairOptions, render_pair
 
 SCHEMA = "td_killed"
+SUMMARY = f"{SCHEMA}.pair__summary"
 CHILD = Path(__file__).with_name("_pair_child.py")
 SOURCE = "select id, concat('n', id) as name, id * 2 as qty from range(1, 301) as r(id)"
 # State A: every 50th key modified. State B: keys 100-119 deleted, 1001-1005 added.
 STATE_A = (
-    "select id, if(id % 50 = 0, 'changed', concat('n', id)), id * 2 from range(1, 301) as r(id)"
+    "select id, if(id % 50 = 0, 'changed', concat('n', id)) as name, id * 2 as qty"
+    " from range(1, 301) as r(id)"
 )
 STATE_B = (
-    "select id, concat('n', id), id * 2 from range(1, 301) as r(id)"
+    "select id, concat('n', id) as name, id * 2 as qty from range(1, 301) as r(id)"
     " where id not between 100 and 119"
     " union all select id, 'new', 0 from range(1001, 1006) as r(id)"
 )
@@ -43,21 +60,28 @@ EXPECTED = {
     ),
 }
 MODELS = ("ranges", "block_hashes", "block_split", "row_diff", "column_stats", "summary")
+KINDS = ("added", "deleted", "modified")
 
 
-@pytest.fixture(scope="module")
-def killed_project(tmp_path_factory) -> tuple[Path, str]:
-    root = tmp_path_factory.mktemp("killed_run")
-    home = root / "spark"
-    conf = {
+def _conf(home: Path, name: str) -> dict[str, str]:
+    return {
         **BASE_SPARK_CONF,
-        "spark.app.name": "table_diff_killed_run",
+        "spark.app.name": name,
         "spark.sql.warehouse.dir": str(home / "warehouse"),
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             f"jdbc:derby:;databaseName={home / 'metastore_db'};create=true"
         ),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
     }
+
+
+# A model reading the pair's row diff as the docs say, through its summary (ADR 0015).
+READER = "select id, diff_type from {{ table_diff.pair_output(ref('pair__summary'), 'row_diff') }}"
+
+
+def _write_project(root: Path, conf: dict[str, str], target_sql: str, reader: bool = False) -> None:
+    """A dbt project with `src`, `tgt` (built from `target_sql`), the scaffolded pair and, with
+    `reader`, the model `reader` (READER)."""
     project = {
         "name": "killed_run",
         "version": "1.0.0",
@@ -88,38 +112,106 @@ def killed_project(tmp_path_factory) -> tuple[Path, str]:
     models = root / "models"
     models.mkdir()
     (models / "src.sql").write_text(SOURCE)
-    (models / "tgt.sql").write_text(SOURCE)
+    (models / "tgt.sql").write_text(target_sql)
+    if reader:
+        (models / "reader.sql").write_text(READER)
     opts = PairOptions(
         name="pair", source="ref('src')", target="ref('tgt')", primary_key=("id",), block_count=4
     )
     for name, content in render_pair(opts).items():
         (models / name).write_text(content)
     run_dbt(["deps"], root).assert_success()
-    conf_json = json.dumps(conf)
-    setup = _child(conf_json, root, "--build", "--select", "src tgt")
-    assert setup.returncode == 0, setup.stdout + setup.stderr
-    return root, conf_json
 
 
-def _child(conf_json: str, root: Path, *args: str) -> subprocess.CompletedProcess:
+def _child(conf: dict[str, str], root: Path, *args: str) -> tuple[int, dict[str, list], str]:
+    """Run the child; its return code, its JSON lines by step, and its output tail for messages."""
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    return subprocess.run(
-        [sys.executable, str(CHILD), conf_json, str(root), *args],
+    proc = subprocess.run(
+        [sys.executable, str(CHILD), json.dumps(conf), str(root), *args],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
         start_new_session=True,  # its own process group: the kill takes only the child and its JVM
         env=env,
         cwd=root,
     )
+    steps: dict[str, list] = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith('{"step"'):
+            item = json.loads(line)
+            steps.setdefault(item.pop("step"), []).append(item)
+    return proc.returncode, steps, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def _assert_exactly(result: dict, state: str, context: str) -> None:
+    """The reader got one complete run: exactly state's rows, and counts equal to them."""
+    assert "stale" not in result, f"{context}: {result}"
+    assert result["rows"] == EXPECTED[state], f"{context}: {result}"
+    counts = [sum(1 for _, t in EXPECTED[state] if t == kind) for kind in KINDS]
+    assert [result["summary"][f"rows_{k}"] for k in KINDS] == counts, f"{context}: {result}"
+    assert result["summary"]["status"] == "complete", f"{context}: {result}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Parquet: a Spark without Delta
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def killed_project(tmp_path_factory) -> tuple[Path, dict[str, str], dict[str, list]]:
+    """The project on a Spark without the Delta jars, after one complete build of the pair (on
+    `auto`) and a build of its ranges with `table_diff_file_format: delta` (expected to fail)."""
+    root = tmp_path_factory.mktemp("killed_run")
+    conf = _conf(root / "spark", "table_diff_killed_run")
+    _write_project(root, conf, SOURCE)
+    code, steps, tail = _child(
+        conf,
+        root,
+        "--build",
+        "--select",
+        "+pair__summary",
+        "--read-after-build",
+        SUMMARY,
+        "--probe-vars",
+        '{"table_diff_file_format": "delta"}',
+        "--probe-select",
+        "pair__ranges",
+        "--read-after-probe",
+        SUMMARY,
+    )
+    assert code == 0 and "probe" in steps, tail
+    return root, conf, steps
+
+
+def test_auto_writes_parquet_on_a_spark_without_delta(killed_project):
+    _, _, setup = killed_project
+    built = setup["read_after_build"][0]
+    assert built["summary"]["status"] == "complete", built
+    formats = {t: s.get("format") for t, s in built["tables"].items()}
+    assert formats == dict.fromkeys((*MODELS, "history"), "parquet"), built
+    # Nothing to time-travel to: the summary names no versions, readers check run ids instead.
+    assert all(built["summary"][f"{t}_version"] is None for t in MODELS[:-1]), built
+
+
+def test_explicit_delta_on_a_spark_without_delta_fails_before_touching_the_table(killed_project):
+    _, _, setup = killed_project
+    probe = setup["probe"][0]
+    assert probe["success"] is False, probe
+    message = "\n".join(probe["messages"])
+    assert "invalid var table_diff_file_format 'delta'" in message, message
+    assert "this one has spark.sql.catalog.spark_catalog = " in message, message
+    assert "set table_diff_file_format to auto" in message, message
+    # The ranges table was neither dropped nor replaced: the pair still reads as the same run.
+    before, after = setup["read_after_build"][0], setup["read_after_probe"][0]
+    assert after["summary"] == before["summary"] and after["tables"] == before["tables"], after
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", MODELS)
 def test_killed_build_leaves_the_last_result_or_a_visibly_stale_one(killed_project, model):
-    root, conf = killed_project
+    root, conf, _ = killed_project
     tgt = f"{SCHEMA}.tgt"
-    killed = _child(
+    code, steps, tail = _child(
         conf,
         root,
         "--sql",
@@ -136,10 +228,10 @@ def test_killed_build_leaves_the_last_result_or_a_visibly_stale_one(killed_proje
         "--select",
         "pair__ranges+",
     )
-    assert killed.returncode == -9, killed.stdout[-3000:] + killed.stderr[-3000:]
-    read = _child(conf, root, "--read", f"{SCHEMA}.pair__summary")
-    assert read.returncode == 0, read.stdout[-3000:] + read.stderr[-3000:]
-    result = json.loads(read.stdout.strip().splitlines()[-1])
+    assert code == -9, tail
+    code, steps, tail = _child(conf, root, "--read", SUMMARY)
+    assert code == 0, tail
+    result = steps["read"][0]
     # The run history: the complete build's run, then the killed one, still `running` (its
     # on-run-start row; no on-run-end ever came), never shown as failed. (Killed 0.5 s into the
     # summary, the kill may land after the on-run-end hook recorded the finished run.)
@@ -152,16 +244,147 @@ def test_killed_build_leaves_the_last_result_or_a_visibly_stale_one(killed_proje
         assert "Rebuild the pair: dbt build --select +" in result["stale"], result
         assert "failed or was stopped" in result["stale"] or "missing" in result["stale"], result
         return
-    state = "A" if result["rows"] == EXPECTED["A"] else "B"
-    assert result["rows"] == EXPECTED[state], result
-    counts = {
-        kind: sum(1 for _, t in EXPECTED[state] if t == kind)
-        for kind in ("added", "deleted", "modified")
-    }
-    assert result["summary"]["status"] == "complete", result
-    assert [result["summary"][f"rows_{k}"] for k in counts] == list(counts.values()), result
+    _assert_exactly(result, "A" if result["rows"] == EXPECTED["A"] else "B", f"killed at {model}")
     # Killed at row_diff, the new run's ranges, hashes and split exist beside the old summary:
     # that can only be read as stale.
     assert model != "row_diff", f"killed inside row_diff, yet the pair read as complete: {result}"
     # Killed at column_stats (after the new row diff, before the summary): stale as well.
     assert model != "column_stats", f"killed in column_stats, yet read as complete: {result}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Delta: the last complete result survives a kill at any model
+# --------------------------------------------------------------------------------------------------
+
+
+# Where each build of B is killed, and what it builds. After the first, a build continues the run
+# the previous killed build started at its ranges (ADR 0011: the run id is the ranges model's), so
+# every model of the pair is written once per kill, not once per model before it.
+KILL_CHAIN = (
+    ("ranges", "pair__ranges+"),
+    ("block_hashes", "pair__ranges+"),
+    ("block_split", "pair__block_hashes+"),
+    ("row_diff", "pair__block_split+"),
+    ("column_stats", "pair__row_diff+"),
+    ("summary", "pair__column_stats+"),
+)
+
+
+@pytest.fixture(scope="module")
+def delta_kills(tmp_path_factory) -> dict:
+    """Build A, then builds of B each SIGKILLed inside one model (KILL_CHAIN), each kill read by
+    the next child before it builds; then a full rebuild of B. Seven JVMs in all."""
+    if not LAKEHOUSE_JARS:
+        message = "the Delta variant needs TABLE_DIFF_LAKEHOUSE_JARS (make pytest sets it)"
+        if LAKEHOUSE_REQUIRED:
+            pytest.fail(message)
+        pytest.skip(message)
+    root = tmp_path_factory.mktemp("killed_run_delta")
+    home = root / "spark"
+    conf = {
+        **_conf(home, "table_diff_killed_run_delta"),
+        **lakehouse_conf(home, LAKEHOUSE_JARS),
+        # Delta reads its log with 50 tasks by default; these tables have a handful of commits.
+        "spark.databricks.delta.snapshotPartitions": "2",
+    }
+    _write_project(root, conf, STATE_A, reader=True)  # no table_diff_file_format var: `auto`
+    to_b = f"insert overwrite table {SCHEMA}.tgt {STATE_B}"
+    out: dict = {"kills": {}, "seconds": []}
+    steps: dict = {}
+    for i, (model, select) in enumerate(KILL_CHAIN):
+        first = ["--build", "--select", "+pair__summary", "--read-after-build", SUMMARY]
+        started = time.monotonic()
+        code, steps, tail = _child(
+            conf,
+            root,
+            *(first if i == 0 else ["--read", SUMMARY]),
+            "--then-sql",
+            to_b,
+            "--kill-at",
+            f"pair__{model}",
+            "--delay",
+            "0.5",
+            "--kill-select",
+            select,
+        )
+        out["seconds"].append(round(time.monotonic() - started))
+        assert code == -9, f"build of B killed at {model}: {tail}"
+        if i == 0:
+            out["A"] = steps["read_after_build"][0]
+        else:
+            out["kills"][KILL_CHAIN[i - 1][0]]["read"] = steps["read"][0]
+        out["kills"][model] = {"finished": [f["model"] for f in steps.get("finished", [])]}
+    started = time.monotonic()
+    code, steps, tail = _child(
+        conf,
+        root,
+        "--read",
+        SUMMARY,
+        "--reader",
+        "reader",
+        "--build",
+        "--select",
+        "pair__ranges+",  # the reader model too
+        "--read-after-build",
+        SUMMARY,
+    )
+    out["seconds"].append(round(time.monotonic() - started))
+    assert code == 0, tail
+    out["kills"][KILL_CHAIN[-1][0]]["read"] = steps["read"][0]
+    out["reader"] = steps["reader"][0]
+    out["B"] = steps["read_after_build"][0]
+    out["reader_B"] = steps["reader_after_build"][0]
+    print(f"delta kill children took {out['seconds']} s", file=sys.stderr)
+    return out
+
+
+def test_delta_outputs_on_a_spark_with_delta(delta_kills):
+    a = delta_kills["A"]
+    _assert_exactly(a, "A", "complete build of A")
+    # The run history beside the pair too: each append one commit.
+    formats = {t: s.get("format") for t, s in a["tables"].items()}
+    assert formats == dict.fromkeys((*MODELS, "history"), "delta"), a
+    # The summary names the version of every other table it was computed from: the current one.
+    named = {t: a["summary"][f"{t}_version"] for t in MODELS[:-1]}
+    assert named == {t: a["tables"][t]["version"] for t in MODELS[:-1]}, a
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", MODELS)
+def test_delta_build_killed_at_a_model_leaves_the_previous_result_whole(delta_kills, model):
+    a, kill = delta_kills["A"], delta_kills["kills"][model]
+    result = kill["read"]
+    assert f"pair__{model}" not in kill["finished"], f"the kill landed after {model}: {kill}"
+    # Exactly A: the same run, summary and rows, although the killed builds replaced tables.
+    _assert_exactly(result, "A", f"killed at {model}")
+    assert result["summary"] == a["summary"], result
+    # The HTML report's block map too, though it reads the tables beyond the row diff.
+    assert result["block_map"] == a["block_map"], (model, result["block_map"])
+    # Every table before the killed model holds a newer version than the one the summary names
+    # (the reader read A's version of it, not the current one); the others are untouched.
+    for t in MODELS:
+        named = a["tables"][t]["version"]
+        current = result["tables"][t]["version"]
+        if MODELS.index(t) < MODELS.index(model):
+            assert current > named, (t, result)
+        else:
+            assert current == named, (t, result)
+
+
+def test_delta_full_rebuild_after_the_kills_reads_b(delta_kills):
+    a, b = delta_kills["A"], delta_kills["B"]
+    _assert_exactly(b, "B", "full rebuild of B")
+    assert b["summary"]["run_id"] != a["summary"]["run_id"], b
+    # B's blocks differ from A's: the kills' block maps equal to A's were A's, not the current.
+    assert b["block_map"] != a["block_map"], b
+    assert {t: b["summary"][f"{t}_version"] for t in MODELS[:-1]} == {
+        t: b["tables"][t]["version"] for t in MODELS[:-1]
+    }, b
+
+
+def test_delta_pair_output_reads_the_previous_result_after_a_kill_then_the_new_one(delta_kills):
+    # A dbt model reading the row diff through table_diff.pair_output, built after the build of B
+    # was killed inside the summary (every other table already replaced): A's rows; after the
+    # full rebuild: B's.
+    assert delta_kills["reader"] == {"success": True, "rows": EXPECTED["A"]}, delta_kills["reader"]
+    assert delta_kills["reader_B"] == {"rows": EXPECTED["B"]}, delta_kills["reader_B"]

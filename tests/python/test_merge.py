@@ -382,6 +382,31 @@ def test_schema_added_columns(merge_project):
     assert {r["id"]: r["d"] for r in _table(p, "both__merged")} == {1: 5, 2: 6}
 
 
+def test_merge_on_delta_outputs_with_names_delta_refuses(merge_project, lakehouse):
+    """With `table_diff_file_format: delta` every table of the merge is Delta, including the SQL
+    models whose columns carry the user's names with a prefix (`ours__Unit Price`), which Delta
+    refuses without column mapping: each maps columns by name (ADR 0015)."""
+    p = merge_project
+    ddl = "id int, `Unit Price` double, `Customer Name` string"
+    _sql_table(p, "dn_base", ddl, ["(1, 1.5, 'a')", "(2, 2.5, 'b')", "(3, 3.5, 'c')"])
+    _sql_table(p, "dn_ours", ddl, ["(1, 9.5, 'a')", "(2, 2.5, 'b')", "(3, 3.5, 'c')"])
+    _sql_table(p, "dn_theirs", ddl, ["(1, 1.5, 'a')", "(2, 2.5, 'B')", "(3, 3.5, 'c')"])
+    tables = [f"dn_{s}" for s in ("base", "ours", "theirs")]
+    _build(p, [_opts("dn")], tables, dbt_vars={"table_diff_file_format": "delta"})
+    for model in ("merge_schema", "merge_candidates", "merge", "merged", "merge_summary"):
+        detail = p.spark.sql(f"describe detail {p.relation('dn__' + model)}").first()
+        assert detail["format"] == "delta", model
+        assert detail["properties"].get("delta.columnMapping.mode") == "name", model
+    candidates = p.spark.table(p.relation("dn__merge_candidates")).columns
+    assert "ours__Unit Price" in candidates and "theirs__Customer Name" in candidates, candidates
+    merged = {r["id"]: (r["Unit Price"], r["Customer Name"]) for r in _table(p, "dn__merged")}
+    assert merged == {1: (9.5, "a"), 2: (2.5, "B"), 3: (3.5, "c")}
+    assert {r["id"]: r["merge_status"] for r in _table(p, "dn__merge")} == {
+        1: "ours_only",
+        2: "theirs_only",
+    }
+
+
 def _conflict_tables(p) -> None:
     _sql_table(p, "tc_base", "id int, a string, b int, e int", ["(1, 'x', 1, 1)"])
     _sql_table(p, "tc_ours", "id int, a string, b string, e bigint", ["(1, 'x', '1', 1)"])

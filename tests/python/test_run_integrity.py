@@ -81,6 +81,10 @@ models:
             primary_key: id
 """
     files["models/tests.yml"] = tests
+    # A model reading the pair through its summary, as the docs say (table_diff.pair_output).
+    files["models/ri_reader.sql"] = (
+        "select count(*) as leaves from {{ table_diff.pair_output(ref('ri__summary'), 'ranges') }}"
+    )
     project = dbt_project_factory(
         "run_integrity",
         files=files,
@@ -181,10 +185,18 @@ def test_a_model_refuses_inputs_of_another_run(integrity_project):
     run = integrity_project.run("run", "--select", "ri__block_split")
     assert run.status("ri__block_split") == "error", run.describe()
     assert "invalid block_hashes" in run.message("ri__block_split")
+    # pair_output on parquet (no versions to read) refuses the table of another run, too.
+    run = integrity_project.run("run", "--select", "ri_reader")
+    assert run.status("ri_reader") == "error", run.describe()
+    message = run.message("ri_reader")
+    assert "table_diff.pair_output:" in message and "ri__ranges belongs to run" in message, message
+    assert "dbt build --select +ri__summary" in message, message
     # Rebuilding from the ranges model makes the pair whole again.
     integrity_project.run("build", "--select", "ri__ranges+").assert_success()
     summary, _ = read_pair(integrity_project.spark, integrity_project.relation("ri__summary"))
     assert summary["status"] == "complete"
+    assert summary["ranges_version"] is None  # parquet: nothing to time-travel to
+    assert integrity_project.rows("ri_reader") == [(summary["leaves_total"],)]
 
 
 def test_reader_compares_the_summary_with_the_tables(integrity_project, tmp_path: Path):

@@ -51,8 +51,9 @@ def test_pair_files_and_options_live_only_in_ranges():
         "orders__summary.sql",
     ):
         assert "normalize" not in files[name] and "table_filter" not in files[name]
-        assert "{{ config(materialized='table') }}" in files[name]
+        assert "{{ config(materialized='table_diff_table') }}" in files[name]
     assert 'dbt.ref("orders__block_hashes")' in files["orders__block_split.py"]
+    assert 'dbt.config(materialized="table_diff_table")' in files["orders__block_split.py"]
     compile(files["orders__block_split.py"], "split.py", "exec")
 
 

@@ -350,6 +350,16 @@ def test_delta_is_available_exactly_when_the_test_session_has_the_jars(spark):
     assert session_submission.delta_available(spark) is bool(LAKEHOUSE_JARS)
 
 
+def test_a_format_the_materialization_chose_is_kept(monkeypatch):
+    # table_diff_table resolved the format at run time and marked its write: never rewritten.
+    monkeypatch.setattr(session_submission, "delta_available", lambda spark: False)
+    code = (
+        "# --- table_diff_table materialization (file_format chosen by table_diff_file_format)"
+        " --- #\n" + DBT_SPARK_WRITE
+    )
+    assert apply_default_file_format(code, {}, spark=None) == code
+
+
 # --------------------------------------------------------------------------------------------------
 # (e) plugin registration
 # --------------------------------------------------------------------------------------------------
@@ -399,3 +409,170 @@ def test_session_helper_rejects_non_session_credentials():
     assert "model.pkg.my_model" in message
     assert "method is 'thrift'" in message
     assert "method: session" in message
+
+
+# --------------------------------------------------------------------------------------------------
+# (f) file formats on a session with Delta: the package's materialization, a configured format
+# --------------------------------------------------------------------------------------------------
+
+BATCH_MODEL = "select {{ var('batch', 1) }} as batch\n"
+TDT_SQL_MODEL = """\
+{{ config(materialized='table_diff_table') }}
+select batch, batch * 10 as x from {{ ref('batch_model') }}
+"""
+TDT_PY_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table_diff_table")
+    return dbt.ref("batch_model").selectExpr("batch", "batch * 10 as x")
+"""
+# Column names Delta refuses without column mapping, as a merge's outputs carry them.
+TDT_SQL_NAMES_MODEL = """\
+{{ config(materialized='table_diff_table') }}
+select batch, batch * 10 as `Unit Price` from {{ ref('batch_model') }}
+"""
+TDT_PY_NAMES_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table_diff_table")
+    return dbt.ref("batch_model").selectExpr("batch", "batch * 10 as `Unit Price`")
+"""
+CONFIGURED_DELTA_PY_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table", file_format="delta")
+    return dbt.ref("batch_model").selectExpr("batch")
+"""
+# (batch, table_diff_file_format) of the builds, in order.
+FORMAT_BUILDS = ((1, "delta"), (2, "delta"), (3, "auto"), (4, "parquet"))
+TDT_MODELS = ("tdt_sql", "tdt_py")
+TDT_NAMES_MODELS = ("tdt_sql_names", "tdt_py_names")
+
+
+@pytest.fixture(scope="module")
+def format_builds(lakehouse, dbt_project_factory):
+    """Four builds of one project on the lakehouse session; after each, per model: its provider,
+    its rows, its Delta history (version, operation), newest first, and its rows at version 0."""
+    project = dbt_project_factory(
+        "py_formats",
+        {
+            "models/batch_model.sql": BATCH_MODEL,
+            "models/tdt_sql.sql": TDT_SQL_MODEL,
+            "models/tdt_py.py": TDT_PY_MODEL,
+            "models/tdt_sql_names.sql": TDT_SQL_NAMES_MODEL,
+            "models/tdt_py_names.py": TDT_PY_NAMES_MODEL,
+            "models/configured_delta_py.py": CONFIGURED_DELTA_PY_MODEL,
+        },
+        packages=True,
+    )
+    states = {}
+    for batch, file_format in FORMAT_BUILDS:
+        variables = f"{{batch: {batch}, table_diff_file_format: {file_format}}}"
+        project.run("build", "--vars", variables).assert_success()
+        states[batch] = {}
+        for name in (*TDT_MODELS, *TDT_NAMES_MODELS, "configured_delta_py"):
+            provider = project.table_provider(name)
+            history, first, detail = [], None, None
+            if provider == "delta":
+                relation = project.relation(name)
+                row = lakehouse.sql(f"describe detail {relation}").first()
+                detail = (
+                    row["properties"].get("delta.columnMapping.mode"),
+                    row["minReaderVersion"],
+                    row["minWriterVersion"],
+                )
+                history = [
+                    tuple(r)
+                    for r in lakehouse.sql(f"describe history {relation}")
+                    .select("version", "operation")
+                    .collect()
+                ]
+                at_0 = lakehouse.sql(f"select * from {relation} version as of 0")
+                first = [tuple(r) for r in at_0.collect()]
+            states[batch][name] = (provider, project.rows(name), history, first)
+            states[batch][name + ":detail"] = detail
+    return project, states
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TDT_MODELS)
+def test_table_diff_table_on_delta_replaces_in_one_commit(format_builds, name):
+    provider, rows, history, first = format_builds[1][2][name]
+    assert provider == "delta"
+    assert rows == [(2, 20)]
+    # The rebuild was one commit over the existing table, not a drop and a create: the first
+    # build's version is still there, and readable.
+    assert history == [(1, "CREATE OR REPLACE TABLE AS SELECT"), (0, history[-1][1])]
+    assert first == [(1, 10)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TDT_MODELS)
+def test_table_diff_table_auto_is_delta_on_a_session_with_delta(format_builds, name):
+    provider, rows, history, _ = format_builds[1][3][name]
+    assert (provider, rows) == ("delta", [(3, 30)])
+    assert [v for v, _ in history] == [2, 1, 0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TDT_MODELS)
+def test_table_diff_table_parquet_var_writes_parquet_on_a_session_with_delta(format_builds, name):
+    provider, rows, _, _ = format_builds[1][4][name]
+    assert (provider, rows) == ("parquet", [(4, 40)])
+
+
+@pytest.mark.slow
+def test_configured_delta_python_model_is_honoured_and_replaced_in_one_commit(format_builds):
+    # dbt-spark's own `table` materialization with file_format='delta': the plugin keeps the
+    # format, and each rebuild is one commit over the table (whatever table_diff_file_format says).
+    for batch, _ in FORMAT_BUILDS:
+        provider, rows, history, first = format_builds[1][batch]["configured_delta_py"]
+        assert (provider, rows, first) == ("delta", [(batch,)], [(1,)])
+        assert [v for v, _ in history] == list(range(batch - 1, -1, -1))
+        assert all(op == "CREATE OR REPLACE TABLE AS SELECT" for v, op in history if v > 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TDT_MODELS + TDT_NAMES_MODELS)
+def test_table_diff_table_maps_columns_by_name_on_every_delta_table(format_builds, name):
+    # Every Delta table of the package maps columns by name (ADR 0015), SQL and Python alike, so a
+    # name Delta refuses otherwise (a merge's `ours__Unit Price`) is written as it is, and a
+    # rebuild keeps the mode. Delta raised the protocol for it.
+    states = format_builds[1]
+    for batch, _ in FORMAT_BUILDS[:3]:
+        provider, rows, history, _ = states[batch][name]
+        assert provider == "delta", (batch, states[batch][name])
+        assert rows == [(batch, batch * 10)], (batch, rows)
+        mode, reader, writer = states[batch][name + ":detail"]
+        assert mode == "name" and reader >= 2 and writer >= 5, (batch, mode, reader, writer)
+        assert [v for v, _ in history] == list(range(batch - 1, -1, -1)), (batch, history)
+    # Parquet takes the names as they are (a change of format: dropped and created).
+    assert states[4][name][:2] == ("parquet", [(4, 40)])
+
+
+def test_delta_writer_maps_columns_when_a_name_needs_it_or_when_asked():
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    class Writer:
+        def __init__(self) -> None:
+            self.options: dict[str, str] = {}
+
+        def option(self, key: str, value: str) -> Writer:
+            self.options[key] = value
+            return self
+
+    def frame(*names: str) -> SimpleNamespace:
+        schema = StructType([StructField(n, LongType()) for n in names])
+        return SimpleNamespace(write=Writer(), schema=schema)
+
+    mapping = {"delta.columnMapping.mode": "name"}
+    assert session_submission.delta_writer(frame("id", "qty")).options == {}
+    assert session_submission.delta_writer(frame("id", "Unit Price")).options == mapping
+    assert session_submission.delta_writer(frame("id"), column_mapping=True).options == mapping
+
+
+def test_write_table_refuses_a_format_it_does_not_write():
+    from pyspark.sql import DataFrame
+
+    df = object.__new__(DataFrame)
+    with pytest.raises(ValueError, match="delta or parquet, not 'iceberg'"):
+        session_submission.write_table(None, df, "s.t", "iceberg")
+    with pytest.raises(TypeError, match="returns a Spark DataFrame"):
+        session_submission.write_table(None, [1], "s.t", "delta")
