@@ -708,6 +708,8 @@ def test_track_on_delta_after_random_changes_equals_the_full_diff(track_project,
                 assert hashed_whole is None, (step, change, side, name, hashed_whole)
                 assert got == (len(new), len(after[name]) - len(new)), (step, change, side, name)
         before = after
+
+
 def test_track_keeps_its_state_when_the_package_tables_are_delta(track_project, lakehouse):
     """With the package's tables on Delta (`table_diff_file_format: delta`, what `auto` gives a
     session with Delta), the changes track still renames its state to `<this>__prev` and writes
