@@ -10,7 +10,9 @@ differences that cancel in a parent block's sums, hash sums near 2^62 whose bloc
 inputs both steps refuse (another run's block_hashes, one whole-table row, mixed rows, a bad side).
 
 One dbt run builds every case (ANSI on, forced as in test_diff_property); the compiled SQL of each
-case then runs again with ANSI off, so both modes are checked on every case.
+case then runs again with ANSI off, so both modes are checked on every case. Each random layout's
+compiled SQL (its options are literals in it) also runs on four more leaf tables, ANSI on or off:
+many tables for the cost of one query each rather than one dbt model each.
 """
 
 from __future__ import annotations
@@ -202,8 +204,8 @@ def _special_cases() -> list[Case]:
     ]
 
 
-RNG = random.Random(20261127)
-RANDOM = [_random_layout(RNG, f"r{i}") for i in range(10)]
+RNG = random.Random(7)
+RANDOM = [_random_layout(RNG, f"r{i}") for i in range(6)]
 for _case in RANDOM:
     _case.rows = _random_rows(RNG, _case)
 CASES = _special_cases() + RANDOM
@@ -365,4 +367,4 @@ def test_the_cases_cover_the_walk():
             assert [(u.level, u.reason) for u in units] == [(2, "mismatch")] * 4
     assert levels == {0, 1, 2, 3, 4}
     assert reasons == {"mismatch", "duplicate_keys", "mismatch+duplicate_keys", "whole_table"}
-    assert partial >= 10 and with_units >= 30
+    assert partial >= 10 and with_units >= 20
