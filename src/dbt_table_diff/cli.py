@@ -134,6 +134,13 @@ def _add_scaffold(sub) -> None:
         help="compare the target's column under the source's name (keys included), repeatable",
     )
     pair.add_argument(
+        "--split",
+        choices=["python", "sql"],
+        default="python",
+        help="the split step as a Python model (default: dbt-spark method session, Databricks) "
+        "or a SQL model, same rows (sql: any target, the Spark Thrift Server included)",
+    )
+    pair.add_argument(
         "--dir", default="models/table_diff", help="where to write (default models/table_diff)"
     )
     pair.add_argument("--force", action="store_true", help="overwrite existing files")
@@ -186,6 +193,7 @@ def _scaffold_pair(args) -> int:
         normalize=parse_normalize(args.normalize),
         column_map=parse_column_map(args.column_map),
         tolerance=parse_tolerance(args.tolerance),
+        split=args.split,
         limits={
             k: int(v) if v.isdigit() else v
             for k in ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")

@@ -7,7 +7,10 @@ correct execution is to run the compiled model right there. dbt-core's plugin ma
 
 * ``python_submission_helpers`` gains ``"session"``;
 * ``default_python_submission_method`` becomes ``"session"`` when the profile's method is
-  ``session`` (other methods keep dbt-spark's default, so Databricks users see no change).
+  ``session``, and also for ``thrift``, where no submission method can run a Python model: the
+  session helper then fails the model with what to do instead (a pair's split step in SQL:
+  ``table-diff scaffold pair ... --split sql``). ``http`` and ``odbc`` (Databricks) keep
+  dbt-spark's default, so Databricks users see no change.
 """
 
 from __future__ import annotations
@@ -40,7 +43,10 @@ def install_session_submission() -> bool:
 
     def default_python_submission_method(self: Any) -> str:
         credentials = self.connections.profile.credentials
-        if getattr(credentials, "method", None) == "session":  # a StrEnum on dbt-spark
+        # A StrEnum on dbt-spark. The Thrift Server runs no Python at all, and dbt-spark's
+        # Databricks default would fail there asking for a cluster_id: `session` refuses instead,
+        # naming the way out (a pair's `--split sql`, ADR 0025).
+        if getattr(credentials, "method", None) in ("session", "thrift"):
             return "session"
         return original_default.fget(self)
 

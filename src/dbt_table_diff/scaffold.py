@@ -1,7 +1,10 @@
 """``table-diff scaffold pair``: write the thin model files of a two-way diff pipeline.
 
-Each SQL model is a single macro call; the Python model calls
-:func:`dbt_table_diff.split.block_split`.
+Each SQL model is a single macro call. The split step is a Python model calling
+:func:`dbt_table_diff.split.block_split` (``split='python'``, the default: dbt-spark ``method:
+session`` with this package's submission method, or Databricks), or, with ``split='sql'``, a SQL
+model calling the macro ``table_diff.block_split``, which writes the same rows and runs wherever
+SQL runs: the Spark Thrift Server, which cannot run Python models (ADR 0025).
 Options go to the ranges model only: it stores the resolved spec with its leaves and every
 downstream model reads it from there, so the options of a pair cannot drift apart.
 """
@@ -24,6 +27,7 @@ REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
 # The package's table materialization (macros/materializations/table_diff_table.sql): the format of
 # every table a scaffolded pipeline writes is chosen at run time by the var table_diff_file_format.
 MATERIALIZATION = "table_diff_table"
+SPLIT_STEPS = ("python", "sql")
 NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
 TRUNCATE_UNITS = ("millisecond", "second", "minute", "hour", "day")
 LIMITS = ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
@@ -69,6 +73,8 @@ class PairOptions:
     limits: dict[str, int | str] = field(default_factory=dict)
     # Column -> {'abs': number or duration text} or {'rel': number} (ADR 0024).
     tolerance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The split step: a Python model (default) or the SQL macro (a Thrift Server target, ADR 0025).
+    split: str = "python"
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -208,6 +214,11 @@ def validate(opts: PairOptions) -> None:
             "--max-added / --max-deleted / --max-modified / --max-duplicate-key-rows are limits "
             "of the pair's test: add --test."
         )
+    if opts.split not in SPLIT_STEPS:
+        raise ScaffoldError(
+            f"invalid --split '{opts.split}'. Expected python (a Python model: dbt-spark method "
+            "session, or Databricks) or sql (a SQL model: any target, the Thrift Server included)."
+        )
     if opts.quick_check not in (None, True, False, "auto"):
         raise ScaffoldError(
             f"invalid --quick-check '{opts.quick_check}'. Expected auto, true or false."
@@ -283,16 +294,6 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         + f"    source={opts.source},\n    target={opts.target}"
         + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
         + "\n) }}\n",
-        f"{n}__block_split.py": (
-            f'"""table_diff pair \'{n}\': recursive split of mismatched blocks '
-            '(written by `table-diff scaffold pair`)."""\n\n\n'
-            "def model(dbt, session):\n"
-            f'    dbt.config(materialized="{MATERIALIZATION}")\n'
-            "    from dbt_table_diff.split import block_split\n\n"
-            "    return block_split(\n"
-            f'        session, dbt.ref("{n}__ranges"), dbt.ref("{n}__block_hashes")\n'
-            "    )\n"
-        ),
         f"{n}__row_diff.sql": header
         + "{{ table_diff.row_diff(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_split=ref('{n}__block_split'),\n"
@@ -313,6 +314,7 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
         + "\n) }}\n",
         f"_{n}__models.yml": properties_yml(opts),
     }
+    files.update(_split_file(opts, header))
     if opts.track:
         files[f"{n}__file_hashes.sql"] = (
             header
@@ -335,6 +337,33 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
     return files
 
 
+def _split_file(opts: PairOptions, header: str) -> dict[str, str]:
+    """The split step's model: the Python model, or with ``split='sql'`` the SQL macro's."""
+    n = opts.name
+    if opts.split == "sql":
+        return {
+            f"{n}__block_split.sql": header
+            + "-- The split step in SQL (--split sql): runs on any target, the Thrift Server too.\n"
+            + "{{ table_diff.block_split(\n"
+            + f"    ranges=ref('{n}__ranges'),\n    block_hashes=ref('{n}__block_hashes')\n) }}}}\n"
+        }
+    return {
+        f"{n}__block_split.py": (
+            f'"""table_diff pair \'{n}\': recursive split of mismatched blocks '
+            "(written by `table-diff scaffold pair`).\n\n"
+            "A Python model: dbt-spark method session (with dbt-table-diff) or Databricks. For the "
+            "Spark\nThrift Server, scaffold the pair with --split sql.\n"
+            '"""\n\n\n'
+            "def model(dbt, session):\n"
+            f'    dbt.config(materialized="{MATERIALIZATION}")\n'
+            "    from dbt_table_diff.split import block_split\n\n"
+            "    return block_split(\n"
+            f'        session, dbt.ref("{n}__ranges"), dbt.ref("{n}__block_hashes")\n'
+            "    )\n"
+        )
+    }
+
+
 def write_files(files: dict[str, str], directory: Path, *, force: bool = False) -> list[Path]:
     """Write ``files`` (name -> content) into ``directory``; refuse to overwrite unless forced."""
     directory = Path(directory)
@@ -352,5 +381,19 @@ def write_files(files: dict[str, str], directory: Path, *, force: bool = False) 
 
 
 def write_pair(opts: PairOptions, directory: Path, *, force: bool = False) -> list[Path]:
-    """Write the pair's files into ``directory``; refuse to overwrite unless ``force``."""
-    return write_files(render_pair(opts), directory, force=force)
+    """Write the pair's files into ``directory``; refuse to overwrite unless ``force``.
+
+    The split step is one model in either language: scaffolding with the other ``split`` replaces
+    ``NAME__block_split.py`` by ``.sql`` or back (dbt refuses two models of one name), so the file
+    of the other language counts as one to overwrite."""
+    files = render_pair(opts)
+    other = Path(directory) / f"{opts.name}__block_split.{'py' if opts.split == 'sql' else 'sql'}"
+    if other.exists() and not force:
+        raise ScaffoldError(
+            f"refusing to overwrite {other} (the split step, now --split {opts.split}). "
+            "Pass --force to replace it."
+        )
+    written = write_files(files, directory, force=force)
+    if other.exists():
+        other.unlink()
+    return written

@@ -196,6 +196,45 @@ def _model_traceback(exc: BaseException, filename: str) -> str:
     return "".join(lines).rstrip()
 
 
+# Models of the merge pipeline (`table-diff scaffold merge`): all Python (dbt_table_diff.merge).
+_MERGE_SUFFIXES = ("__merge", "__merged", "__conflicts", "__merge_violations", "__merge_summary")
+
+
+def python_model_unsupported(parsed_model: dict, method: Any) -> str:
+    """Why a Python model cannot run on a target whose dbt-spark method is ``method``, and what to
+    do: a pair's split step has a SQL twin (ADR 0025); a merge pipeline has none."""
+    name = parsed_model.get("unique_id") or parsed_model.get("name")
+    short = str(parsed_model.get("name") or "")
+    message = (
+        f"table_diff: Python model '{name}' cannot run on this target: its method is '{method}'. "
+        "Python models run only through a submission method: 'session' (table_diff's, for "
+        "dbt-spark `method: session`: the dbt process's own SparkSession) or Databricks' "
+        "'job_cluster' / 'all_purpose_cluster' (method http or odbc, or dbt-databricks)"
+        + (
+            "; the Spark Thrift Server (method thrift) runs SQL only."
+            if method == "thrift"
+            else "."
+        )
+    )
+    if short.endswith("__block_split"):
+        pair = short[: -len("__block_split")]
+        return (
+            f"{message} This is a pair's split step: write it as SQL, which gives the same rows "
+            f"on any target: `table-diff scaffold pair {pair} ... --split sql --force` (the same "
+            "options as before), or replace the .py with a model calling "
+            "table_diff.block_split(ranges=..., block_hashes=...)."
+        )
+    if short.endswith(_MERGE_SUFFIXES):
+        return (
+            f"{message} A merge pipeline's models are all Python: build it on a `method: "
+            "session` target (or Databricks), against the same tables."
+        )
+    return (
+        f"{message} Run it on a `method: session` target, or on Databricks with a Databricks "
+        "submission_method."
+    )
+
+
 class SessionPythonJobHelper(PythonJobHelper):
     """``submission_method: session`` for dbt-spark (registered by :mod:`dbt_table_diff.plugin`)."""
 
@@ -204,13 +243,7 @@ class SessionPythonJobHelper(PythonJobHelper):
         self.credentials = credentials
         method = getattr(credentials, "method", None)
         if method != "session":
-            name = parsed_model.get("unique_id") or parsed_model.get("name")
-            raise DbtRuntimeError(
-                f"table_diff: Python model '{name}' uses submission_method 'session', which runs "
-                f"in the dbt process's SparkSession, but this target's method is '{method}'. "
-                "Run it with a `method: session` target, or set submission_method to a Databricks "
-                "method for Databricks targets."
-            )
+            raise DbtRuntimeError(python_model_unsupported(parsed_model, method))
 
     def submit(self, compiled_code: str) -> None:
         spark = get_session(getattr(self.credentials, "server_side_parameters", None))

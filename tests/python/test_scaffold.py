@@ -68,6 +68,7 @@ def test_pair_files_and_options_live_only_in_ranges():
         ({"split_factor": 1}, "invalid --split-factor 1. Expected a whole number >= 2"),
         ({"strategy": "fast"}, "invalid --strategy 'fast'"),
         ({"quick_check": "yes"}, "invalid --quick-check 'yes'. Expected auto, true or false"),
+        ({"split": "scala"}, "invalid --split 'scala'. Expected python (a Python model"),
         ({"repair": "both"}, "invalid --repair 'both'. Expected source_to_target or"),
         ({"column_map": {"amt": "amount"}, "track": True}, "give --column-map or --track"),
         (
@@ -191,6 +192,35 @@ def test_cli_quick_check_reaches_the_ranges_model(tmp_path, flag, rendered):
         assert "quick_check" not in ranges  # the macro's default, 'auto'
     else:
         assert rendered in ranges
+
+
+def test_cli_split_sql_writes_the_sql_split_model_instead_of_the_python_one(tmp_path, capsys):
+    """ADR 0025: --split sql writes NAME__block_split.sql (the macro table_diff.block_split);
+    switching the language replaces the other file (two models of one name fail dbt's parse),
+    and only with --force, like any other file of the pair."""
+    args = ["scaffold", "pair", "p", "--source", "ref('a')", "--target", "ref('b')"]
+    args += ["--primary-key", "id", "--dir", str(tmp_path)]
+    assert main([*args, "--split", "sql"]) == 0
+    split = (tmp_path / "p__block_split.sql").read_text()
+    assert "table_diff.block_split(" in split
+    assert "ranges=ref('p__ranges')" in split and "block_hashes=ref('p__block_hashes')" in split
+    assert "{{ config(materialized='table') }}" in split
+    assert not (tmp_path / "p__block_split.py").exists()
+    # The rest of the pair is the same whichever language the split step is in.
+    sql_files = {f.name: f.read_text() for f in tmp_path.iterdir() if "split" not in f.name}
+    assert main([*args, "--force"]) == 0
+    assert (tmp_path / "p__block_split.py").exists() and not (
+        tmp_path / "p__block_split.sql"
+    ).exists()
+    assert "--split sql" in (tmp_path / "p__block_split.py").read_text()
+    py_files = {f.name: f.read_text() for f in tmp_path.iterdir() if "split" not in f.name}
+    assert py_files == sql_files and len(py_files) == 6
+    capsys.readouterr()
+    assert main([*args, "--split", "sql"]) == 2
+    assert "(the split step, now --split sql). Pass --force" in capsys.readouterr().err
+    assert (tmp_path / "p__block_split.py").exists() and not (
+        tmp_path / "p__block_split.sql"
+    ).exists()
 
 
 def test_cli_keys_only_reaches_the_ranges_model(tmp_path):

@@ -391,7 +391,9 @@ def test_default_submission_method_follows_the_profile_method():
     assert install_session_submission() is True  # idempotent
     default = SparkAdapter.default_python_submission_method.fget
     assert default(_fake_adapter("session")) == "session"
-    assert default(_fake_adapter("thrift")) == "all_purpose_cluster"
+    # The Thrift Server runs no Python: the session helper refuses, saying what to do instead.
+    assert default(_fake_adapter("thrift")) == "session"
+    assert default(_fake_adapter("http")) == "all_purpose_cluster"  # Databricks: unchanged
 
 
 def test_session_helper_rejects_non_session_credentials():
@@ -407,8 +409,38 @@ def test_session_helper_rejects_non_session_credentials():
 
     message = str(excinfo.value)
     assert "model.pkg.my_model" in message
-    assert "method is 'thrift'" in message
+    assert "its method is 'thrift'" in message
     assert "method: session" in message
+    assert "'job_cluster' / 'all_purpose_cluster'" in message  # the supported submission methods
+    assert "the Spark Thrift Server (method thrift) runs SQL only" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "fix"),
+    [
+        (
+            "orders_diff__block_split",
+            "`table-diff scaffold pair orders_diff ... --split sql --force`",
+        ),
+        ("orders_merge__merged", "A merge pipeline's models are all Python"),
+    ],
+)
+def test_a_pairs_python_split_on_thrift_names_split_sql(name, fix):
+    """ADR 0025: on a thrift target, the split step's Python model fails (dbt-spark's default
+    would ask for a Databricks cluster_id) with the SQL split as the way out; the merge pipeline,
+    which has no SQL twin, with the targets it runs on."""
+    from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+
+    credentials = SparkCredentials(
+        host="127.0.0.1", port=10000, schema="s", method=SparkConnectionMethod.THRIFT
+    )
+    model = {"unique_id": f"model.pkg.{name}", "name": name, "config": {}}
+    with pytest.raises(DbtRuntimeError) as excinfo:
+        SessionPythonJobHelper(model, credentials)
+    message = str(excinfo.value)
+    assert f"Python model 'model.pkg.{name}' cannot run on this target" in message
+    assert fix in message
+    assert ("--split sql" in message) is name.endswith("__block_split")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,0 +1,7 @@
+-- table_diff pair 'max_diff_rows_sql_diff', written by `table-diff scaffold pair`.
+{{ config(materialized='table') }}
+{{ table_diff.block_hashes(
+    ranges=ref('max_diff_rows_sql_diff__ranges'),
+    source=ref('recursion__source'),
+    target=ref('max_diff_rows__target')
+) }}
