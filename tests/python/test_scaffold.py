@@ -204,7 +204,7 @@ def test_cli_split_sql_writes_the_sql_split_model_instead_of_the_python_one(tmp_
     split = (tmp_path / "p__block_split.sql").read_text()
     assert "table_diff.block_split(" in split
     assert "ranges=ref('p__ranges')" in split and "block_hashes=ref('p__block_hashes')" in split
-    assert "{{ config(materialized='table') }}" in split
+    assert "{{ config(materialized='table_diff_table') }}" in split
     assert not (tmp_path / "p__block_split.py").exists()
     # The rest of the pair is the same whichever language the split step is in.
     sql_files = {f.name: f.read_text() for f in tmp_path.iterdir() if "split" not in f.name}
