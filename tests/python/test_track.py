@@ -716,33 +716,33 @@ def test_track_keeps_its_state_when_the_package_tables_are_delta(track_project, 
     the new one (ADR 0015 beside 0019): a second run reuses every stored signature, a changed
     side is re-read in part, and every answer equals the untracked twin's."""
     p, spark, schema = track_project, track_project.spark, track_project.schema
-    for side in ("td_source", "td_target"):
+    for side in ("tdl_source", "tdl_target"):
         spark.sql(f"drop table if exists `{schema}`.{side}")
         spark.sql(f"create table `{schema}`.{side} using parquet as {BODY}")
-    tables = ["td_source", "td_target"]
-    pairs = _pairs("td", "td_source", "td_target")
+    tables = ["tdl_source", "tdl_target"]
+    pairs = _pairs("tdl", "tdl_source", "tdl_target")
     delta = ("--vars", '{"table_diff_file_format": "delta"}')
 
     _build(p, pairs, tables, *delta)
-    s = _same_answers(p, "td")
+    s = _same_answers(p, "tdl")
     assert s["track_hashed_whole_target"] == "new leaf layout: first run"
     for model in ("file_hashes", "summary", "row_diff", "block_split"):
-        detail = spark.sql(f"describe detail {p.relation('td__' + model)}").first()
+        detail = spark.sql(f"describe detail {p.relation('tdl__' + model)}").first()
         assert detail["format"] == "delta", model
         assert detail["properties"].get("delta.columnMapping.mode") == "name", model
 
     _build(p, pairs, tables, *delta)
-    s = _same_answers(p, "td")
+    s = _same_answers(p, "tdl")
     assert s["track_hashed_whole_source"] is None and s["track_hashed_whole_target"] is None
     assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (0, 4)
     # The previous state, renamed, is a Delta table too; the new one is whole.
-    assert p.table_provider("td__file_hashes__prev") == "delta"
+    assert p.table_provider("tdl__file_hashes__prev") == "delta"
 
     spark.sql(
-        f"insert into `{schema}`.td_target select /*+ COALESCE(1) */ * from values "
+        f"insert into `{schema}`.tdl_target select /*+ COALESCE(1) */ * from values "
         "(100000, 'new', 1.0d, 1.00, null) as t(id, s, d, amount, ts)"
     )
     _build(p, pairs, tables, *delta)
-    s = _same_answers(p, "td")
+    s = _same_answers(p, "tdl")
     assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (1, 4)
     assert s["rows_added"] == 1
