@@ -5,6 +5,7 @@
 #   make venv         .venv with the pinned requirements and this package (editable)
 #   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (once; `make test` does it)
 #   make browser      install Debian's chromium for the report's browser test (as root; `make test` does it)
+#   make engines      integration_tests on a real Thrift Server and a standalone cluster (scripts/engines.py)
 #   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), about an hour
 #   make bench-tpch   TPC-H lineitem (bench/tpch.py, tpchgen-cli; TPCH_ARGS=...), about 40 minutes
 #   make clean        build output and local Spark state; `make distclean` also drops .venv
@@ -38,7 +39,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export SPARK_CONF_DIR := $(CURDIR)/spark-conf
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: help check-java venv lakehouse-jars browser bench bench-tpch demo test lint lint-python lint-sql pytest integration clean distclean
+.PHONY: help check-java venv lakehouse-jars browser bench bench-tpch demo test lint lint-python lint-sql pytest integration engines engines-thrift engines-cluster clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -96,8 +97,9 @@ bench-tpch: check-java venv
 	$(BIN)/python bench/tpch.py $(TPCH_ARGS)
 
 # Order matters (serial): cheap checks first; the SQL lint compiles models against the warehouse
-# the integration build just filled (introspective macros need the upstream tables).
-test: check-java venv lakehouse-jars browser lint-python pytest integration lint-sql
+# the integration build just filled (introspective macros need the upstream tables); the real
+# engines last, each with its own metastore, warehouse and ports in a temporary folder.
+test: check-java venv lakehouse-jars browser lint-python pytest integration lint-sql engines
 
 lint: lint-python lint-sql
 
@@ -129,6 +131,18 @@ integration: check-java venv lakehouse-jars
 	  export $(WITH_LAKEHOUSE) && \
 	  $(CURDIR)/$(BIN)/dbt deps && \
 	  $(CURDIR)/$(BIN)/dbt build --target lakehouse
+
+# The same project on real engines (ADR 0026, docs/engines.md): a Spark Thrift Server and a standalone
+# master with two workers, started from pyspark's jars on ports chosen at run time, each run in its
+# own temporary folder and stopped whatever happens (also on failure or Ctrl-C); the harness fails
+# if a process of its run or a bound port is left. What each builds: integration_tests/selectors.yml.
+engines: engines-thrift engines-cluster
+
+engines-thrift: check-java venv
+	$(BIN)/python scripts/engines.py thrift
+
+engines-cluster: check-java venv
+	$(BIN)/python scripts/engines.py cluster
 
 clean:
 	rm -rf integration_tests/target integration_tests/dbt_packages integration_tests/logs \
