@@ -54,9 +54,6 @@ CLUSTER_SELECTOR = "engine_cluster"
 # refuses other methods). Drop the pair model from here when the SQL split lands.
 THRIFT_PYTHON_PROBES = ("identical_diff__block_split", "semantics_merge__merge")
 THRIFT_PYTHON_REFUSAL = "this target's method is 'thrift'"
-# dbt's threads against the Thrift Server: most of a statement's time is compilation and metastore
-# round trips, which the server overlaps across sessions.
-THRIFT_THREADS = "4"
 
 STOP_GRACE_SECONDS = 20
 LOG_TAIL_LINES = 40
@@ -358,17 +355,9 @@ def check(rc: int, what: str) -> None:
 def thrift_tests(run: Run, port: int) -> None:
     env = dbt_env(run, TABLE_DIFF_THRIFT_PORT=str(port))
     check(dbt(run, env, "deps")[0], "dbt deps")
-    seed = ("seed", "--target", "thrift", "--threads", THRIFT_THREADS)
+    seed = ("seed", "--target", "thrift")
     check(dbt(run, env, *seed)[0], " ".join(seed))
-    build = (
-        "build",
-        "--target",
-        "thrift",
-        "--threads",
-        THRIFT_THREADS,
-        "--selector",
-        THRIFT_SELECTOR,
-    )
+    build = ("build", "--target", "thrift", "--selector", THRIFT_SELECTOR)
     check(dbt(run, env, *build, "--exclude", "resource_type:seed")[0], " ".join(build))
     # Python models cannot run on thrift: each must fail, with the companion's message, not run.
     probe = ("run", "--target", "thrift", "--select", *THRIFT_PYTHON_PROBES)
@@ -543,7 +532,7 @@ def engine_run(keep: bool) -> Iterator[Run]:
                 raise EngineFailure("; ".join(problems))
             print(f"engines: stopped; no process left, ports free ({len(run.ports)})", flush=True)
         finally:
-            if keep or not ok:
+            if keep or (not ok and not interrupted):  # a failure keeps its logs
                 print(f"engines: kept {base}", flush=True)
             else:
                 shutil.rmtree(base, ignore_errors=True)
