@@ -2,8 +2,9 @@
 """Real Spark engines for the test command (`make engines`; ADR 0026).
 
     engines.py thrift    a Spark Thrift Server from pyspark's own jars; integration_tests'
-                         seeds and the `engine_thrift` selector through dbt-spark `method: thrift`,
-                         and a check that a Python model fails there with a clear error
+                         seeds and the `engine_thrift` selector through dbt-spark `method: thrift`
+                         (pairs with the SQL split whole), and a check that a Python model fails
+                         there with the companion's error
     engines.py cluster   a standalone master and two workers; the `engine_cluster` selector through
                          `method: session` with `spark.master: spark://...`, then the event log
                          proves the tasks ran on the workers' executors, never in the driver
@@ -51,9 +52,9 @@ THRIFT_SELECTOR = "engine_thrift"
 CLUSTER_SELECTOR = "engine_cluster"
 # A pair's Python split step and a merge's Python model: on thrift each must fail with this text
 # (dbt-spark has no Python submission for `method: thrift`; the companion's `session` submission
-# refuses other methods). Drop the pair model from here when the SQL split lands.
+# refuses it, naming `--split sql` for a split step and the session targets for a merge).
 THRIFT_PYTHON_PROBES = ("identical_diff__block_split", "semantics_merge__merge")
-THRIFT_PYTHON_REFUSAL = "this target's method is 'thrift'"
+THRIFT_PYTHON_REFUSAL = "its method is 'thrift'"
 
 STOP_GRACE_SECONDS = 20
 LOG_TAIL_LINES = 40
