@@ -116,7 +116,7 @@ SUMMARY_COLUMNS = (
             f"Delta version of the {model} table this summary was computed from: read it at this"
             " version (table_diff.pair_output, ADR 0015); NULL without versions.",
         )
-        for model in ("ranges", "block_hashes", "block_split", "row_diff")
+        for model in ("ranges", "block_hashes", "block_split", "row_diff", "column_stats")
     ),
     ("source_format", "Table format of the source (delta, iceberg, parquet, ...)."),
     ("source_version", "Version of the source every pass read (NULL without versions)."),
