@@ -176,12 +176,14 @@ class Run:
         print(f"engines: started {name} (pid {proc.pid})", flush=True)
         return proc
 
-    def run(self, argv: list[str], env: dict[str, str], *, capture: bool = False):
-        """A command (dbt) in integration_tests, in its own process group, to the end."""
+    def run(
+        self, argv: list[str], env: dict[str, str], *, capture: bool = False, cwd: Path = IT_DIR
+    ):
+        """A command (dbt) in ``cwd`` (integration_tests), in its own process group, to the end."""
         print("engines: $ " + " ".join([Path(argv[0]).name, *argv[1:]]), flush=True)
         proc = subprocess.Popen(
             argv,
-            cwd=IT_DIR,
+            cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE if capture else None,
@@ -344,8 +346,48 @@ def dbt_env(run: Run, **extra: str) -> dict[str, str]:
     )
 
 
-def dbt(run: Run, env: dict[str, str], *args: str, capture: bool = False) -> tuple[int, str]:
-    return run.run([str(BIN / "dbt"), *args], env, capture=capture)
+def dbt(
+    run: Run, env: dict[str, str], *args: str, capture: bool = False, cwd: Path = IT_DIR
+) -> tuple[int, str]:
+    return run.run([str(BIN / "dbt"), *args], env, capture=capture, cwd=cwd)
+
+
+# The pair's split step in SQL (ADR 0025), as `table-diff scaffold pair --split sql` writes it.
+SQL_SPLIT_MODEL = """\
+-- Written by scripts/engines.py for the Thrift Server run: the split step in SQL (ADR 0025).
+{{{{ config(materialized='table') }}}}
+{{{{ table_diff.block_split(
+    ranges=ref('{pair}__ranges'),
+    block_hashes=ref('{pair}__block_hashes')
+) }}}}
+"""
+
+
+def thrift_project(run: Run) -> Path:
+    """A copy of integration_tests in the run's folder in which every pair case's split step is
+    the SQL one (the `--split sql` model), except the Python probes', so that every pair case
+    builds whole on thrift; the package is the checkout's, by absolute path."""
+    project = run.home / "project"
+    shutil.copytree(
+        IT_DIR,
+        project,
+        ignore=shutil.ignore_patterns(
+            "target", "logs", ".spark", "dbt_packages", "package-lock.yml", "__pycache__"
+        ),
+    )
+    (project / "packages.yml").write_text(f"packages:\n  - local: {json.dumps(str(REPO))}\n")
+    converted = 0
+    for model in sorted((project / "models" / "cases").glob("*/*__block_split.py")):
+        if model.stem in THRIFT_PYTHON_PROBES:
+            continue
+        pair = model.stem.removesuffix("__block_split")
+        model.with_suffix(".sql").write_text(SQL_SPLIT_MODEL.format(pair=pair))
+        model.unlink()
+        converted += 1
+    if converted == 0:
+        raise EngineFailure("no pair case with a Python split step found to run in SQL on thrift")
+    print(f"engines: thrift project: {converted} pair cases' split step in SQL", flush=True)
+    return project
 
 
 def check(rc: int, what: str) -> None:
@@ -355,14 +397,16 @@ def check(rc: int, what: str) -> None:
 
 def thrift_tests(run: Run, port: int) -> None:
     env = dbt_env(run, TABLE_DIFF_THRIFT_PORT=str(port))
-    check(dbt(run, env, "deps")[0], "dbt deps")
+    project = thrift_project(run)
+    check(dbt(run, env, "deps", cwd=project)[0], "dbt deps")
     seed = ("seed", "--target", "thrift")
-    check(dbt(run, env, *seed)[0], " ".join(seed))
+    check(dbt(run, env, *seed, cwd=project)[0], " ".join(seed))
     build = ("build", "--target", "thrift", "--selector", THRIFT_SELECTOR)
-    check(dbt(run, env, *build, "--exclude", "resource_type:seed")[0], " ".join(build))
+    rc = dbt(run, env, *build, "--exclude", "resource_type:seed", cwd=project)[0]
+    check(rc, " ".join(build))
     # Python models cannot run on thrift: each must fail, with the companion's message, not run.
     probe = ("run", "--target", "thrift", "--select", *THRIFT_PYTHON_PROBES)
-    rc, out = dbt(run, env, *probe, capture=True)
+    rc, out = dbt(run, env, *probe, capture=True, cwd=project)
     refused = out.count(THRIFT_PYTHON_REFUSAL)
     if rc == 0 or refused < len(THRIFT_PYTHON_PROBES):
         print(out)
