@@ -173,11 +173,17 @@
       cast(max(if({{ table_diff._split_differs('w.') }}, 1, 0)) as bigint) as n_split
     from td_whole as w
     union all
+    {{ table_diff._split_log_skipped_units() }}
+  ){% endif %}
+{% endmacro %}
+
+
+{% macro _split_log_skipped_units() %}
+  {#- The log's row for the early stop (level -2): units in, units left out by max_diff_rows. -#}
     select -2 as level, count(*) as n_in, count_if(not u.selected) as n_differs,
       cast(0 as decimal(38, 0)) as n_rows, cast(0 as bigint) as n_split
     from td_units as u
-  ){% endif %}
-{% endmacro %}
+{%- endmacro %}
 
 
 {% macro _split_walk_ctes(block_hashes, p, for_log=false) %}
@@ -266,9 +272,7 @@
     from (select distinct level, block_id, mismatched, duplicates, split, larger_side from td_reached) as b
     group by level
     union all
-    select -2 as level, count(*) as n_in, count_if(not u.selected) as n_differs,
-      cast(0 as decimal(38, 0)) as n_rows, cast(0 as bigint) as n_split
-    from td_units as u
+    {{ table_diff._split_log_skipped_units() }}
   ){% endif %}
 {% endmacro %}
 
