@@ -5,18 +5,20 @@ Models (NAME = the merge's prefix):
 * ``NAME__merge_schema`` (SQL): the schema phase, one row per column; fails the build on a schema
   conflict unless ``on_schema_conflict='report'``.
 * ``NAME__merge_candidates`` (SQL): rows of the keys of leaves that changed on either side.
-* ``NAME__merge`` (Python): one row per changed key with merge_status / conflict_type.
-* ``NAME__merged`` (Python): the merged table.
-* ``NAME__conflicts`` (Python, unless ``materialize_conflicts=False``).
-* ``NAME__merge_violations`` (Python): constraint and key violations of the merged table.
-* ``NAME__merge_summary`` (Python): one row of counts, computed from the candidates.
+* ``NAME__merge`` (SQL, ``table_diff.merge_rows``): one row per changed key with merge_status /
+  conflict_type.
+* ``NAME__merged`` (SQL, ``table_diff.merged_rows``): the merged table.
+* ``NAME__conflicts`` (SQL, ``table_diff.merge_conflicts``; unless ``materialize_conflicts=False``).
+* ``NAME__merge_violations`` (SQL, ``table_diff.merge_violations``): constraint and key violations
+  of the merged table.
+* ``NAME__merge_summary`` (SQL, ``table_diff.merge_summary``): one row of counts, computed from the
+  candidates.
+
+Every model is SQL (ADR 0027), so a merge runs on any dbt-spark target, the Thrift Server too.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,46 +88,6 @@ def validate_merge(opts: MergeOptions) -> None:
             )
 
 
-# The Python model files are written as ruff would format them (double quotes, lines <= 100
-# characters), so a project that lints its models with ruff accepts them as generated.
-_LINE_LENGTH = 100
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
-
-
-def _py_str(value: str) -> str:
-    """A Python string literal, double-quoted unless that needs more escapes (ruff's choice)."""
-    if '"' in value and "'" not in value:
-        return repr(value)
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid Python literal
-
-
-def _py_list_arg(indent: int, prefix: str, values: Sequence[str]) -> str:
-    """An argument line ``prefix[values],``; one value per line when it would not fit."""
-    pad = " " * indent
-    line = f"{pad}{prefix}[{', '.join(_py_str(v) for v in values)}],"
-    if len(line) <= _LINE_LENGTH or not values:
-        return line + "\n"
-    inner = "".join(f"{pad}    {_py_str(v)},\n" for v in values)
-    return f"{pad}{prefix}[\n{inner}{pad}],\n"
-
-
-def _py_args(indent: int, head: str, args: Sequence[str], tail: str = "") -> str:
-    """``head(args)tail`` on one line when it fits, else one argument per line (trailing comma)."""
-    pad = " " * indent
-    line = f"{pad}{head}({', '.join(args)}){tail}"
-    if len(line) <= _LINE_LENGTH:
-        return line + "\n"
-    inner = "".join(f"{pad}    {a},\n" for a in args)
-    return f"{pad}{head}(\n{inner}{pad}){tail}\n"
-
-
-def _python_relation(expr: str) -> str:
-    """``ref('x')`` / ``source('a', 'b')`` as the Python model's ``dbt.ref("x")`` call."""
-    kind = expr.strip().split("(", 1)[0].strip()
-    names = [m.group(1) if m.group(1) is not None else m.group(2) for m in _QUOTED.finditer(expr)]
-    return f"dbt.{kind}({', '.join(_py_str(n) for n in names)})"
-
-
 def render_merge(opts: MergeOptions) -> dict[str, str]:
     """File name -> content for the merge's models and properties."""
     validate_merge(opts)
@@ -159,57 +121,43 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
         f"{{{{ config(materialized='{MATERIALIZATION}') }}}}\n"
     )
 
-    def py(doc: str, body: str) -> str:
-        return (
-            f'"""table_diff merge \'{n}\', written by `table-diff scaffold merge`.\n\n'
-            f'{doc}.\n"""\n\n\n'
-            "def model(dbt, session):\n"
-            f'    dbt.config(materialized="{MATERIALIZATION}")\n'
-            "    from dbt_table_diff import merge\n\n"
-            f"{body}"
-        )
+    def model(doc: str, macro: str, kwargs: list[tuple[str, str]]) -> str:
+        return header + f"-- {doc}.\n" + call(macro, kwargs)
 
-    cand = f'dbt.ref("{n}__merge_candidates")'
-    table_filter = "None" if opts.table_filter is None else _py_str(opts.table_filter)
+    cand = ("candidates", f"ref('{n}__merge_candidates')")
+    schema = ("schema", f"ref('{n}__merge_schema')")
+    constraints = (
+        [("constraints", jinja_literal(list(opts.constraints)))] if opts.constraints else []
+    )
+    merged_kwargs = [cand, ("ours", opts.ours), schema]
+    if opts.table_filter is not None:
+        merged_kwargs.append(("table_filter", jinja_literal(opts.table_filter)))
     files = {
         f"{n}__merge_schema.sql": header + call("merge_schema_table", schema_kwargs),
         f"{n}__merge_candidates.sql": header
         + "-- Options of the merge live here and in the schema model (keep them in step).\n"
         + call("merge_candidates", cand_kwargs),
-        f"{n}__merge.py": py(
-            "One row per changed key",
-            _py_args(4, "return merge.merge_rows", ["session", cand]),
-        ),
-        f"{n}__merged.py": py(
-            "The merged table",
-            "    return merge.merged_rows(\n"
-            f"        session,\n        {cand},\n        {_python_relation(opts.ours)},\n"
-            f'        schema=dbt.ref("{n}__merge_schema"),\n'
-            f"        table_filter={table_filter},\n    )\n",
-        ),
-        f"{n}__merge_violations.py": py(
+        f"{n}__merge.sql": model("One row per changed key", "merge_rows", [cand]),
+        f"{n}__merged.sql": model("The merged table", "merged_rows", merged_kwargs),
+        f"{n}__merge_violations.sql": model(
             "Constraint and key violations of the merged table",
-            "    return merge.constraint_violations(\n"
-            f'        session,\n        dbt.ref("{n}__merged"),\n'
-            + _py_list_arg(8, "", opts.primary_key)
-            + _py_list_arg(8, "", opts.constraints)
-            + "    )\n",
+            "merge_violations",
+            [
+                ("merged", f"ref('{n}__merged')"),
+                ("primary_key", jinja_literal(list(opts.primary_key))),
+                *constraints,
+            ],
         ),
-        f"{n}__merge_summary.py": py(
+        f"{n}__merge_summary.sql": model(
             "One-row summary",
-            "    return merge.merge_summary(\n"
-            f"        session,\n        {cand},\n"
-            f'        schema=dbt.ref("{n}__merge_schema"),\n'
-            f'        violations=dbt.ref("{n}__merge_violations"),\n'
-            + _py_list_arg(8, "constraints=", opts.constraints)
-            + "    )\n",
+            "merge_summary",
+            [cand, schema, ("violations", f"ref('{n}__merge_violations')"), *constraints],
         ),
         f"_{n}__merge_models.yml": _properties_yml(opts),
     }
     if opts.materialize_conflicts:
-        files[f"{n}__conflicts.py"] = py(
-            "Conflicting keys with every side's values",
-            _py_args(4, "return merge.conflict_rows", ["session", cand]),
+        files[f"{n}__conflicts.sql"] = model(
+            "Conflicting keys with every side's values", "merge_conflicts", [cand]
         )
     return files
 
@@ -339,6 +287,25 @@ models:
 """
 
 
+# Models an earlier version wrote as Python (dbt_table_diff.merge): now SQL of the same names.
+_FORMER_PYTHON_MODELS = ("merge", "merged", "conflicts", "merge_violations", "merge_summary")
+
+
 def write_merge(opts: MergeOptions, directory: Path, *, force: bool = False) -> list[Path]:
-    """Write the merge's files into ``directory``; refuse to overwrite unless ``force``."""
-    return write_files(render_merge(opts), directory, force=force)
+    """Write the merge's files into ``directory``; refuse to overwrite unless ``force``.
+
+    A merge scaffolded before its models were SQL has ``NAME__merge.py`` etc. (dbt refuses two
+    models of one name): those count as files to overwrite, and are removed once the SQL is
+    written."""
+    files = render_merge(opts)
+    former = [Path(directory) / f"{opts.name}__{m}.py" for m in _FORMER_PYTHON_MODELS]
+    former = [p for p in former if p.exists()]
+    if former and not force:
+        raise ScaffoldError(
+            f"refusing to overwrite {', '.join(str(p) for p in former)} (Python models of an "
+            "earlier version, now SQL). Pass --force to replace them."
+        )
+    written = write_files(files, directory, force=force)
+    for path in former:
+        path.unlink()
+    return written

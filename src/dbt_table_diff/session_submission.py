@@ -196,13 +196,15 @@ def _model_traceback(exc: BaseException, filename: str) -> str:
     return "".join(lines).rstrip()
 
 
-# Models of the merge pipeline (`table-diff scaffold merge`): all Python (dbt_table_diff.merge).
+# Models of the merge pipeline that `table-diff scaffold merge` wrote as Python before they were SQL
+# (ADR 0027): such a file left in a project calls what the companion no longer has.
 _MERGE_SUFFIXES = ("__merge", "__merged", "__conflicts", "__merge_violations", "__merge_summary")
 
 
 def python_model_unsupported(parsed_model: dict, method: Any) -> str:
     """Why a Python model cannot run on a target whose dbt-spark method is ``method``, and what to
-    do: a pair's split step has a SQL twin (ADR 0025); a merge pipeline has none."""
+    do: a pair's split step has a SQL twin (ADR 0025); a merge pipeline's models are SQL now
+    (ADR 0027)."""
     name = parsed_model.get("unique_id") or parsed_model.get("name")
     short = str(parsed_model.get("name") or "")
     message = (
@@ -225,9 +227,11 @@ def python_model_unsupported(parsed_model: dict, method: Any) -> str:
             "table_diff.block_split(ranges=..., block_hashes=...)."
         )
     if short.endswith(_MERGE_SUFFIXES):
+        merge = short.rsplit("__", 1)[0]
         return (
-            f"{message} A merge pipeline's models are all Python: build it on a `method: "
-            "session` target (or Databricks), against the same tables."
+            f"{message} This is a merge pipeline's model as an earlier version wrote it; the "
+            "merge's models are SQL now and run on any target: `table-diff scaffold merge "
+            f"{merge} ... --force` (the same options as before) replaces the Python files."
         )
     return (
         f"{message} Run it on a `method: session` target, or on Databricks with a Databricks "

@@ -450,6 +450,54 @@ def test_schema_conflict_reported(merge_project):
     assert _table(p, "tc__merged") == [] and _table(p, "tc__merge") == []
 
 
+def _model(call: str) -> str:
+    return "{{ config(materialized='table_diff_table') }}\n{{ table_diff." + call + " }}\n"
+
+
+def test_bad_inputs_fail_naming_the_argument_and_the_fix(merge_project):
+    """The output macros check their relations and constraints before they run: a relation that
+    is not the candidates model, an ours without the key, a constraint Spark cannot plan (its
+    reason), and at parse time an empty constraint."""
+    p = merge_project
+    for side in ("base", "ours", "theirs"):
+        _sql_table(p, f"bv_{side}", "id int, a string", ["(1, 'x')", f"(2, '{side}')"])
+    tables = ["bv_base", "bv_ours", "bv_theirs"]
+    extra = {
+        "bv_bad_candidates.sql": _model("merge_rows(candidates=ref('bv__merge'))"),
+        "bv_bad_ours.sql": _model(
+            "merged_rows(candidates=ref('bv__merge_candidates'), ours=ref('bv__merge_summary'))"
+        ),
+        "bv_bad_constraint.sql": _model(
+            "merge_violations(merged=ref('bv__merged'), primary_key='id', "
+            "constraints=['no_such_column > 0'])"
+        ),
+    }
+    run = _build(p, [_opts("bv")], tables, expect_success=False, extra=extra)
+    run.assert_failure()
+    assert run.status("bv__merge_summary") == "success", run.describe()
+    log = run.log
+    for part in (
+        "table_diff.merge_rows: invalid candidates",
+        "It lacks td_in_base",
+        "ref('<merge>__merge_candidates')",
+        "table_diff.merged_rows: invalid ours",
+        "It lacks id",
+        "table_diff.merge_violations: invalid constraints entry 'no_such_column > 0'",
+        "no_such_column",
+    ):
+        assert part in log, part
+    empty = {
+        "bv_empty.sql": _model(
+            "merge_violations(merged=ref('bv__merged'), primary_key='id', constraints=[' '])"
+        )
+    }
+    run = _build(p, [_opts("bv")], tables, expect_success=False, extra=empty)
+    run.assert_failure()
+    text = f"{run.log}\n{run.result.exception}"
+    assert "table_diff.merge_violations: invalid constraints" in text, text[-3000:]
+    assert "Remove the empty or non-text entry from constraints" in text
+
+
 # --------------------------------------------------------------------------------------
 # Scaffold validation (no Spark)
 # --------------------------------------------------------------------------------------
@@ -463,11 +511,52 @@ def test_scaffold_validation(tmp_path):
     with pytest.raises(ScaffoldError, match="NAME"):
         render_merge(_opts("bad-name"))
     files = render_merge(_opts("m", materialize_conflicts=False))
-    assert "m__conflicts.py" not in files and "m__merge_summary.py" in files
+    assert "m__conflicts.sql" not in files and "m__merge_summary.sql" in files
     write_merge(_opts("m"), tmp_path)
     with pytest.raises(ScaffoldError, match="refusing to overwrite"):
         write_merge(_opts("m"), tmp_path)
     assert write_merge(_opts("m"), tmp_path, force=True)
+
+
+def test_scaffold_writes_sql_models_only(tmp_path):
+    """ADR 0027: every model of a merge is SQL, materialised like the others; constraints and the
+    table filter reach the macros that use them."""
+    opts = _opts("m", constraints=("b >= 0",), table_filter="id > 0 -- live rows")
+    files = render_merge(opts)
+    assert not [f for f in files if f.endswith(".py")], sorted(files)
+    calls = {
+        "m__merge.sql": "table_diff.merge_rows(",
+        "m__merged.sql": "table_diff.merged_rows(",
+        "m__conflicts.sql": "table_diff.merge_conflicts(",
+        "m__merge_violations.sql": "table_diff.merge_violations(",
+        "m__merge_summary.sql": "table_diff.merge_summary(",
+    }
+    for name, call in calls.items():
+        assert call in files[name] and "materialized='table_diff_table'" in files[name], name
+    assert "candidates=ref('m__merge_candidates')" in files["m__merge_summary.sql"]
+    assert "constraints=['b >= 0']" in files["m__merge_summary.sql"]
+    assert "constraints=['b >= 0']" in files["m__merge_violations.sql"]
+    assert "ours=source('gen', 'm_ours')" in files["m__merged.sql"]
+    assert "table_filter='id > 0 -- live rows'" in files["m__merged.sql"]
+
+
+def test_scaffold_replaces_the_former_python_models(tmp_path):
+    """A merge scaffolded when its models were Python: its .py files would be second models of
+    the same names, so they count as files to overwrite and --force removes them."""
+    for m in ("merge", "merged", "conflicts", "merge_violations", "merge_summary"):
+        (tmp_path / f"m__{m}.py").write_text("def model(dbt, session): ...\n")
+    with pytest.raises(ScaffoldError, match=r"m__merge\.py.*Python models of an earlier version"):
+        write_merge(_opts("m"), tmp_path)
+    write_merge(_opts("m"), tmp_path, force=True)
+    assert not list(tmp_path.glob("*.py"))
+    assert (tmp_path / "m__merge_summary.sql").exists()
+
+
+def test_former_python_entry_points_say_how_to_rescaffold():
+    from dbt_table_diff import merge
+
+    with pytest.raises(AttributeError, match=r"table_diff\.merge_conflicts.*scaffold merge"):
+        merge.conflict_rows  # noqa: B018
 
 
 # --------------------------------------------------------------------------------------

@@ -251,5 +251,6 @@ def test_cli_scaffolds_a_merge(tmp_path):
     args += ["--theirs", "source('crm', 't')", "--primary-key", "id", "--dir", str(tmp_path)]
     assert main(args) == 0
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert "m__merge.py" in written and "m__merge_summary.py" in written
-    assert "m__merged.py" in written and "m__conflicts.py" in written
+    assert "m__merge.sql" in written and "m__merge_summary.sql" in written
+    assert "m__merged.sql" in written and "m__conflicts.sql" in written
+    assert not [name for name in written if name.endswith(".py")], written

@@ -422,13 +422,13 @@ def test_session_helper_rejects_non_session_credentials():
             "orders_diff__block_split",
             "`table-diff scaffold pair orders_diff ... --split sql --force`",
         ),
-        ("orders_merge__merged", "A merge pipeline's models are all Python"),
+        ("orders_merge__merged", "`table-diff scaffold merge orders_merge ... --force`"),
     ],
 )
 def test_a_pairs_python_split_on_thrift_names_split_sql(name, fix):
     """ADR 0025: on a thrift target, the split step's Python model fails (dbt-spark's default
-    would ask for a Databricks cluster_id) with the SQL split as the way out; the merge pipeline,
-    which has no SQL twin, with the targets it runs on."""
+    would ask for a Databricks cluster_id) with the SQL split as the way out; a merge model left
+    from when the merge was Python (ADR 0027), with the scaffold that rewrites it in SQL."""
     from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
 
     credentials = SparkCredentials(
