@@ -1,5 +1,5 @@
 -- table_diff merge 'composite_key_merge', written by `table-diff scaffold merge`.
-{{ config(materialized='table') }}
+{{ config(materialized='table_diff_table') }}
 -- Options of the merge live here and in the schema model (keep them in step).
 {{ table_diff.merge_candidates(
     base=ref('composite_key__base'),

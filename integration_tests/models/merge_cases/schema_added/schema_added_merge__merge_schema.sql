@@ -1,5 +1,5 @@
 -- table_diff merge 'schema_added_merge', written by `table-diff scaffold merge`.
-{{ config(materialized='table') }}
+{{ config(materialized='table_diff_table') }}
 {{ table_diff.merge_schema_table(
     base=ref('schema_added__base'),
     ours=ref('schema_added__ours'),

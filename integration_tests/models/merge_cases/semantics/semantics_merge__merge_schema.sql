@@ -1,5 +1,5 @@
 -- table_diff merge 'semantics_merge', written by `table-diff scaffold merge`.
-{{ config(materialized='table') }}
+{{ config(materialized='table_diff_table') }}
 {{ table_diff.merge_schema_table(
     base=ref('semantics__base'),
     ours=ref('semantics__ours'),

@@ -1,0 +1,8 @@
+-- table_diff merge 'schema_converge_merge', written by `table-diff scaffold merge`.
+{{ config(materialized='table_diff_table') }}
+-- One-row summary.
+{{ table_diff.merge_summary(
+    candidates=ref('schema_converge_merge__merge_candidates'),
+    schema=ref('schema_converge_merge__merge_schema'),
+    violations=ref('schema_converge_merge__merge_violations')
+) }}

@@ -1,0 +1,8 @@
+-- table_diff merge 'semantics_sparse_merge', written by `table-diff scaffold merge`.
+{{ config(materialized='table_diff_table') }}
+-- The merged table.
+{{ table_diff.merged_rows(
+    candidates=ref('semantics_sparse_merge__merge_candidates'),
+    ours=ref('semantics__ours'),
+    schema=ref('semantics_sparse_merge__merge_schema')
+) }}
