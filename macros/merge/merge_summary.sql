@@ -73,17 +73,17 @@
     {%- endif %}
   )
   select
-    keys_checked,
+    n.keys_checked,
     {%- for s in statuses + types %}
-    {{ q(s) }},
+    n.{{ q(s) }},
     {%- endfor %}
-    duplicate_keys,
-    cast({% for s in changed %}{{ q(s) }}{{ ' + ' if not loop.last }}{% endfor %} as bigint) as changed_keys,
-    schema_conflicts,
-    schema_conflict_columns,
-    constraint_violations,
+    n.duplicate_keys,
+    cast({% for s in changed %}n.{{ q(s) }}{{ ' + ' if not loop.last }}{% endfor %} as bigint) as changed_keys,
+    s.schema_conflicts,
+    s.schema_conflict_columns,
+    v.constraint_violations,
     cast(array({% for e in constraints %}{{ table_diff._sql_string(e) }}{{ ', ' if not loop.last }}{% endfor %}) as array<string>) as constraints,
-    {{ q('conflict') }} = 0 and duplicate_keys = 0 and schema_conflicts = 0 and coalesce(constraint_violations, 0) = 0
+    n.{{ q('conflict') }} = 0 and n.duplicate_keys = 0 and s.schema_conflicts = 0 and coalesce(v.constraint_violations, 0) = 0
       as is_clean
-  from td_counts cross join td_schema cross join td_violations
+  from td_counts as n cross join td_schema as s cross join td_violations as v
 {% endmacro %}
