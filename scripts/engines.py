@@ -364,10 +364,10 @@ SQL_SPLIT_MODEL = """\
 """
 
 
-def thrift_project(run: Run) -> Path:
-    """A copy of integration_tests in the run's folder in which every pair case's split step is
-    the SQL one (the `--split sql` model), except the Python probes', so that every pair case
-    builds whole on thrift; the package is the checkout's, by absolute path."""
+def project_copy(run: Run) -> Path:
+    """A copy of integration_tests in the run's folder, the package being the checkout's (by
+    absolute path): an engine's `dbt deps` and build then share no file with `make integration`,
+    which `make test` runs at the same time (ADR 0026)."""
     project = run.home / "project"
     shutil.copytree(
         IT_DIR,
@@ -377,6 +377,13 @@ def thrift_project(run: Run) -> Path:
         ),
     )
     (project / "packages.yml").write_text(f"packages:\n  - local: {json.dumps(str(REPO))}\n")
+    return project
+
+
+def thrift_project(run: Run) -> Path:
+    """`project_copy` in which every pair case's split step is the SQL one (the `--split sql`
+    model), except the Python probes', so that every pair case builds whole on thrift."""
+    project = project_copy(run)
     converted = 0
     for model in sorted((project / "models" / "cases").glob("*/*__block_split.py")):
         if model.stem in THRIFT_PYTHON_PROBES:
@@ -533,12 +540,11 @@ def cluster_tests(run: Run, ports: dict[str, int]) -> None:
         TABLE_DIFF_EVENT_LOG="true",
         TABLE_DIFF_EVENT_LOG_DIR=str(events),
     )
-    check(dbt(run, env, "deps")[0], "dbt deps")
+    project = project_copy(run)
+    check(dbt(run, env, "deps", cwd=project)[0], "dbt deps")
     # One dbt process, one driver: seeds of the selected cases, models, Python split, tests.
-    check(
-        dbt(run, env, "build", "--target", "cluster", "--selector", CLUSTER_SELECTOR)[0],
-        f"dbt build --target cluster --selector {CLUSTER_SELECTOR}",
-    )
+    build = ("build", "--target", "cluster", "--selector", CLUSTER_SELECTOR)
+    check(dbt(run, env, *build, cwd=project)[0], " ".join(build))
     worker_ui = [
         p for n, p in sorted(run.ports.items()) if n.startswith("worker-") and "webui" in n
     ]
