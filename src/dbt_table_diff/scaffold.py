@@ -12,11 +12,11 @@ downstream model reads it from there, so the options of a pair cannot drift apar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dbt_table_diff.scaffold_docs import properties_yml
+from dbt_table_diff.scaffold_docs import properties_yml, replica_set_yml
 
 _RELATION_EXPR = re.compile(
     r"^\s*(ref|source)\(\s*('[^']*'|\"[^\"]*\")(\s*,\s*('[^']*'|\"[^\"]*\"))*\s*\)\s*$"
@@ -75,6 +75,9 @@ class PairOptions:
     tolerance: dict[str, dict[str, Any]] = field(default_factory=dict)
     # The split step: a Python model (default) or the SQL macro (a Thrift Server target, ADR 0025).
     split: str = "python"
+    # Several targets (replicas of the source, ADR 0027): one signature pass over the source and
+    # every replica, then each replica's pair models NAME__REPLICA__*; `target` is the first.
+    replicas: tuple[str, ...] = ()
 
 
 def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -154,6 +157,44 @@ def parse_tolerance(items: list[str]) -> dict[str, dict[str, Any]]:
     return rules
 
 
+def replica_name(expr: str) -> str:
+    """A replica's name: its ``ref()`` / ``source()``'s table (the last argument), lower case."""
+    return "".join(re.findall(r"'([^']*)'|\"([^\"]*)\"", expr)[-1]).lower()
+
+
+def _validate_replicas(opts: PairOptions) -> None:
+    """A replica set's own rules (the macro checks the same, and the columns, before any scan)."""
+    for value in opts.replicas:
+        if not _RELATION_EXPR.match(value):
+            raise ScaffoldError(
+                f'invalid --target "{value}". Expected a dbt relation expression such as '
+                "\"source('replica', 'orders')\"."
+            )
+    names = [replica_name(t) for t in opts.replicas]
+    for name, expr in zip(names, opts.replicas, strict=True):
+        if not _NAME.match(name):
+            raise ScaffoldError(
+                f"invalid --target \"{expr}\": its table name '{name}' names the replica's models "
+                f"({opts.name}__{name}__summary) and must be letters, digits and underscores."
+            )
+        if names.count(name) > 1:
+            raise ScaffoldError(
+                f"invalid --target: two replicas are named '{name}' (each replica's models are "
+                "named after its table). Diff a view of one under another name, or scaffold a "
+                "separate pair for it."
+            )
+    for flag, value in (
+        ("--track", opts.track),
+        ("--repair", opts.repair),
+        ("--target-as-of", opts.target_as_of),
+    ):
+        if value:
+            raise ScaffoldError(
+                f"give {flag} or several --target, not both: it belongs to one target. Scaffold "
+                "a separate pair for the replica that needs it."
+            )
+
+
 def validate(opts: PairOptions) -> None:
     if not _NAME.match(opts.name):
         raise ScaffoldError(
@@ -223,6 +264,8 @@ def validate(opts: PairOptions) -> None:
         raise ScaffoldError(
             f"invalid --quick-check '{opts.quick_check}'. Expected auto, true or false."
         )
+    if opts.replicas:
+        _validate_replicas(opts)
 
 
 def jinja_literal(value: Any) -> str:
@@ -247,53 +290,13 @@ def jinja_literal(value: Any) -> str:
 def render_pair(opts: PairOptions) -> dict[str, str]:
     """File name -> content for the pair's models and properties."""
     validate(opts)
+    if opts.replicas:
+        return _render_replica_set(opts)
     n = opts.name
-    kwargs = [
-        ("source", opts.source),
-        ("target", opts.target),
-        ("primary_key", jinja_literal(list(opts.primary_key))),
-    ]
-    optional = {
-        "columns": list(opts.columns) or None,
-        "exclude_columns": list(opts.exclude_columns) or None,
-        "table_filter": opts.table_filter,
-        "strategy": opts.strategy,
-        "block_count": opts.block_count,
-        "block_size": opts.block_size,
-        "split_factor": opts.split_factor,
-        "compare_unit_size": opts.compare_unit_size,
-        "max_depth": opts.max_depth,
-        "max_diff_rows": opts.max_diff_rows,
-        "normalize": opts.normalize or None,
-        "check_duplicate_keys": opts.check_duplicate_keys,
-        "quick_check": opts.quick_check,
-        "keys_only": opts.keys_only,
-        "source_as_of": opts.source_as_of,
-        "target_as_of": opts.target_as_of,
-        "track": opts.track,
-        "column_map": opts.column_map or None,
-        "tolerance": opts.tolerance or None,
-    }
-    kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
-    args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
-    # Tables, whatever the project's default: downstream models read ranges and units by value, and
-    # a view would re-run the sample and the scans on every read. The package's table
-    # materialization writes Delta when the session has it (var table_diff_file_format, ADR 0015):
-    # a killed build then leaves the last result readable, which the summary records by version.
-    header = (
-        f"-- table_diff pair '{n}', written by `table-diff scaffold pair`.\n"
-        f"{{{{ config(materialized='{MATERIALIZATION}') }}}}\n"
-    )
+    header = _header(n)
     files = {
-        f"{n}__ranges.sql": header
-        + "-- Options of the pair live here; downstream models read them from this table.\n"
-        + f"{{{{ table_diff.key_ranges(\n    {args}\n) }}}}\n",
-        f"{n}__block_hashes.sql": header
-        + "{{ table_diff.block_hashes(\n"
-        + f"    ranges=ref('{n}__ranges'),\n"
-        + f"    source={opts.source},\n    target={opts.target}"
-        + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
-        + "\n) }}\n",
+        f"{n}__ranges.sql": _ranges_file(opts),
+        f"{n}__block_hashes.sql": _block_hashes_file(opts),
         f"{n}__row_diff.sql": header
         + "{{ table_diff.row_diff(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_split=ref('{n}__block_split'),\n"
@@ -334,6 +337,109 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
             + f"    source={opts.source},\n    target={opts.target},\n"
             + f"    direction={jinja_literal(opts.repair)}\n) }}}}\n"
         )
+    return files
+
+
+def _ranges_file(opts: PairOptions) -> str:
+    """NAME__ranges: the one model that takes the options (``target`` a list for a replica set)."""
+    kwargs = [
+        ("source", opts.source),
+        ("target", _targets(opts)),
+        ("primary_key", jinja_literal(list(opts.primary_key))),
+    ]
+    optional = {
+        "columns": list(opts.columns) or None,
+        "exclude_columns": list(opts.exclude_columns) or None,
+        "table_filter": opts.table_filter,
+        "strategy": opts.strategy,
+        "block_count": opts.block_count,
+        "block_size": opts.block_size,
+        "split_factor": opts.split_factor,
+        "compare_unit_size": opts.compare_unit_size,
+        "max_depth": opts.max_depth,
+        "max_diff_rows": opts.max_diff_rows,
+        "normalize": opts.normalize or None,
+        "check_duplicate_keys": opts.check_duplicate_keys,
+        "quick_check": opts.quick_check,
+        "keys_only": opts.keys_only,
+        "source_as_of": opts.source_as_of,
+        "target_as_of": opts.target_as_of,
+        "track": opts.track,
+        "column_map": opts.column_map or None,
+        "tolerance": opts.tolerance or None,
+    }
+    kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
+    args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
+    return (
+        _header(opts.name)
+        + "-- Options of the pair live here; downstream models read them from this table.\n"
+        + f"{{{{ table_diff.key_ranges(\n    {args}\n) }}}}\n"
+    )
+
+
+def _block_hashes_file(opts: PairOptions) -> str:
+    """NAME__block_hashes: one signature pass over the source and the target(s)."""
+    return (
+        _header(opts.name)
+        + "{{ table_diff.block_hashes(\n"
+        + f"    ranges=ref('{opts.name}__ranges'),\n"
+        + f"    source={opts.source},\n    target={_targets(opts)}"
+        + (f",\n    file_hashes=ref('{opts.name}__file_hashes')" if opts.track else "")
+        + "\n) }}\n"
+    )
+
+
+def _header(n: str) -> str:
+    # Tables, whatever the project's default: downstream models read ranges and units by value, and
+    # a view would re-run the sample and the scans on every read. The package's table
+    # materialization writes Delta when the session has it (var table_diff_file_format, ADR 0015):
+    # a killed build then leaves the last result readable, which the summary records by version.
+    return (
+        f"-- table_diff pair '{n}', written by `table-diff scaffold pair`.\n"
+        f"{{{{ config(materialized='{MATERIALIZATION}') }}}}\n"
+    )
+
+
+def _targets(opts: PairOptions) -> str:
+    """The ``target`` argument: the relation, or a replica set's list of them."""
+    return f"[{', '.join(opts.replicas)}]" if opts.replicas else opts.target
+
+
+def _render_replica_set(opts: PairOptions) -> dict[str, str]:
+    """A replica set (ADR 0027): the shared ranges and block_hashes (the source read once), then
+    per replica R the pair's models NAME__R__*, whose ranges and block_hashes are the shared
+    ones' rows for R, and NAME__summary / NAME__row_diff with every replica's rows."""
+    n, header = opts.name, _header(opts.name)
+    names = [replica_name(t) for t in opts.replicas]
+    files = {
+        f"{n}__ranges.sql": _ranges_file(opts),
+        f"{n}__block_hashes.sql": _block_hashes_file(opts),
+    }
+    for name, expr in zip(names, opts.replicas, strict=True):
+        sub = f"{n}__{name}"
+        files.update(render_pair(replace(opts, name=sub, target=expr, replicas=())))
+        files[f"{sub}__ranges.sql"] = (
+            _header(sub)
+            + f"-- The leaves of {n}__ranges with replica {name}'s own pair spec.\n"
+            + "{{ table_diff.replica_ranges(\n"
+            + f"    ranges=ref('{n}__ranges'),\n    replica='{name}'\n) }}}}\n"
+        )
+        files[f"{sub}__block_hashes.sql"] = (
+            _header(sub)
+            + f"-- The rows of {n}__block_hashes for the source and replica {name}.\n"
+            + "{{ table_diff.replica_block_hashes(\n"
+            + f"    ranges=ref('{sub}__ranges'),\n"
+            + f"    block_hashes=ref('{n}__block_hashes')\n) }}}}\n"
+        )
+    for model in ("row_diff", "summary"):
+        outputs = ", ".join(f"'{r}': ref('{n}__{r}__{model}')" for r in names)
+        files[f"{n}__{model}.sql"] = (
+            header
+            + f"-- Every replica's {model}, with its name (target_name).\n"
+            + "{{ table_diff.replica_outputs(\n"
+            + f"    ranges=ref('{n}__ranges'),\n    outputs={{{outputs}}}\n) }}}}\n"
+        )
+    files[f"_{n}__models.yml"] = replica_set_yml(opts, names)
     return files
 
 
