@@ -12,11 +12,18 @@ downstream model reads it from there, so the options of a pair cannot drift apar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dbt_table_diff.scaffold_docs import properties_yml, replica_set_yml
+# The option parsers of the CLI and the error type, re-exported (they live in scaffold_args).
+from dbt_table_diff.scaffold_args import NORMALIZE_RULES as NORMALIZE_RULES
+from dbt_table_diff.scaffold_args import TRUNCATE_UNITS as TRUNCATE_UNITS
+from dbt_table_diff.scaffold_args import ScaffoldError
+from dbt_table_diff.scaffold_args import parse_column_map as parse_column_map
+from dbt_table_diff.scaffold_args import parse_normalize as parse_normalize
+from dbt_table_diff.scaffold_args import parse_tolerance as parse_tolerance
+from dbt_table_diff.scaffold_docs import properties_yml
 
 _RELATION_EXPR = re.compile(
     r"^\s*(ref|source)\(\s*('[^']*'|\"[^\"]*\")(\s*,\s*('[^']*'|\"[^\"]*\"))*\s*\)\s*$"
@@ -28,14 +35,8 @@ REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
 # every table a scaffolded pipeline writes is chosen at run time by the var table_diff_file_format.
 MATERIALIZATION = "table_diff_table"
 SPLIT_STEPS = ("python", "sql")
-NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
-TRUNCATE_UNITS = ("millisecond", "second", "minute", "hour", "day")
 LIMITS = ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
 _LIMIT = re.compile(r"^([0-9]+|[0-9]*\.?[0-9]+%)$")
-
-
-class ScaffoldError(ValueError):
-    """Bad scaffold input; the message names the argument and the fix."""
 
 
 @dataclass(frozen=True)
@@ -78,121 +79,6 @@ class PairOptions:
     # Several targets (replicas of the source, ADR 0027): one signature pass over the source and
     # every replica, then each replica's pair models NAME__REPLICA__*; `target` is the first.
     replicas: tuple[str, ...] = ()
-
-
-def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``['amount:round=2', 'name:trim', 'ts:truncate=second']`` -> rules per column."""
-    rules: dict[str, dict[str, Any]] = {}
-    for item in items:
-        col, sep, rule = item.partition(":")
-        name, _, arg = rule.partition("=")
-        if not sep or not col or name not in NORMALIZE_RULES:
-            raise ScaffoldError(
-                f"invalid --normalize '{item}'. Expected COLUMN:RULE[=ARG] with RULE one of "
-                "round=N, truncate=UNIT, trim, lower. Example: --normalize amount:round=2"
-            )
-        if name == "round":
-            if not arg.isdigit() or int(arg) > 38:
-                raise ScaffoldError(
-                    f"invalid --normalize '{item}'. Expected round=N with N from 0 to 38."
-                )
-            value: Any = int(arg)
-        elif name == "truncate":
-            if arg not in TRUNCATE_UNITS:
-                raise ScaffoldError(
-                    f"invalid --normalize '{item}'. Expected truncate=UNIT with UNIT one of "
-                    f"{', '.join(TRUNCATE_UNITS)}."
-                )
-            value = arg
-        else:
-            if arg:
-                raise ScaffoldError(f"invalid --normalize '{item}'. '{name}' takes no value.")
-            value = True
-        rules.setdefault(col, {})[name] = value
-    return rules
-
-
-def parse_column_map(items: list[str]) -> dict[str, str]:
-    """``['amt=amount', 'id=order_id']`` -> ``{'amt': 'amount', 'id': 'order_id'}``."""
-    mapping: dict[str, str] = {}
-    for item in items:
-        target, sep, source = (part.strip() for part in item.partition("="))
-        if not sep or not target or not source:
-            raise ScaffoldError(
-                f"invalid --column-map '{item}'. Expected TARGET_COLUMN=SOURCE_COLUMN "
-                "(the target's column compared with the source's). Example: --column-map amt=amount"
-            )
-        if target.lower() in {t.lower() for t in mapping}:
-            raise ScaffoldError(f"invalid --column-map '{item}': {target} is mapped twice.")
-        if source.lower() in {s.lower() for s in mapping.values()}:
-            raise ScaffoldError(
-                f"invalid --column-map '{item}': two target columns map to {source}; keep one."
-            )
-        mapping[target] = source
-    return mapping
-
-
-def parse_tolerance(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``['amount:abs=0.01', 'rate:rel=1e-6', 'ts:abs=2 seconds']`` -> a rule per column."""
-    rules: dict[str, dict[str, Any]] = {}
-    for item in items:
-        col, sep, rule = item.partition(":")
-        kind, eq, arg = rule.partition("=")
-        if not sep or not col or kind not in ("abs", "rel") or not eq or not arg.strip():
-            raise ScaffoldError(
-                f"invalid --tolerance '{item}'. Expected COLUMN:abs=N, COLUMN:rel=N or "
-                "COLUMN:abs='N UNIT' (timestamps). Example: --tolerance amount:abs=0.01"
-            )
-        if col in rules:
-            raise ScaffoldError(f"invalid --tolerance '{item}': {col} has a tolerance already.")
-        try:
-            value: Any = int(arg) if arg.strip().isdigit() else float(arg)
-        except ValueError:
-            value = arg.strip()  # a duration, checked by the macro with the column's type
-        if kind == "rel" and not isinstance(value, (int, float)):
-            raise ScaffoldError(f"invalid --tolerance '{item}'. rel takes a number (1e-6).")
-        if isinstance(value, (int, float)) and value <= 0:
-            raise ScaffoldError(f"invalid --tolerance '{item}'. Expected a number > 0.")
-        rules[col] = {kind: value}
-    return rules
-
-
-def replica_name(expr: str) -> str:
-    """A replica's name: its ``ref()`` / ``source()``'s table (the last argument), lower case."""
-    return "".join(re.findall(r"'([^']*)'|\"([^\"]*)\"", expr)[-1]).lower()
-
-
-def _validate_replicas(opts: PairOptions) -> None:
-    """A replica set's own rules (the macro checks the same, and the columns, before any scan)."""
-    for value in opts.replicas:
-        if not _RELATION_EXPR.match(value):
-            raise ScaffoldError(
-                f'invalid --target "{value}". Expected a dbt relation expression such as '
-                "\"source('replica', 'orders')\"."
-            )
-    names = [replica_name(t) for t in opts.replicas]
-    for name, expr in zip(names, opts.replicas, strict=True):
-        if not _NAME.match(name):
-            raise ScaffoldError(
-                f"invalid --target \"{expr}\": its table name '{name}' names the replica's models "
-                f"({opts.name}__{name}__summary) and must be letters, digits and underscores."
-            )
-        if names.count(name) > 1:
-            raise ScaffoldError(
-                f"invalid --target: two replicas are named '{name}' (each replica's models are "
-                "named after its table). Diff a view of one under another name, or scaffold a "
-                "separate pair for it."
-            )
-    for flag, value in (
-        ("--track", opts.track),
-        ("--repair", opts.repair),
-        ("--target-as-of", opts.target_as_of),
-    ):
-        if value:
-            raise ScaffoldError(
-                f"give {flag} or several --target, not both: it belongs to one target. Scaffold "
-                "a separate pair for the replica that needs it."
-            )
 
 
 def validate(opts: PairOptions) -> None:
@@ -265,7 +151,9 @@ def validate(opts: PairOptions) -> None:
             f"invalid --quick-check '{opts.quick_check}'. Expected auto, true or false."
         )
     if opts.replicas:
-        _validate_replicas(opts)
+        from dbt_table_diff.scaffold_replicas import validate_replicas
+
+        validate_replicas(opts)
 
 
 def jinja_literal(value: Any) -> str:
@@ -291,7 +179,9 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
     """File name -> content for the pair's models and properties."""
     validate(opts)
     if opts.replicas:
-        return _render_replica_set(opts)
+        from dbt_table_diff.scaffold_replicas import render_replica_set
+
+        return render_replica_set(opts)
     n = opts.name
     header = _header(n)
     files = {
@@ -403,44 +293,6 @@ def _header(n: str) -> str:
 def _targets(opts: PairOptions) -> str:
     """The ``target`` argument: the relation, or a replica set's list of them."""
     return f"[{', '.join(opts.replicas)}]" if opts.replicas else opts.target
-
-
-def _render_replica_set(opts: PairOptions) -> dict[str, str]:
-    """A replica set (ADR 0027): the shared ranges and block_hashes (the source read once), then
-    per replica R the pair's models NAME__R__*, whose ranges and block_hashes are the shared
-    ones' rows for R, and NAME__summary / NAME__row_diff with every replica's rows."""
-    n, header = opts.name, _header(opts.name)
-    names = [replica_name(t) for t in opts.replicas]
-    files = {
-        f"{n}__ranges.sql": _ranges_file(opts),
-        f"{n}__block_hashes.sql": _block_hashes_file(opts),
-    }
-    for name, expr in zip(names, opts.replicas, strict=True):
-        sub = f"{n}__{name}"
-        files.update(render_pair(replace(opts, name=sub, target=expr, replicas=())))
-        files[f"{sub}__ranges.sql"] = (
-            _header(sub)
-            + f"-- The leaves of {n}__ranges with replica {name}'s own pair spec.\n"
-            + "{{ table_diff.replica_ranges(\n"
-            + f"    ranges=ref('{n}__ranges'),\n    replica='{name}'\n) }}}}\n"
-        )
-        files[f"{sub}__block_hashes.sql"] = (
-            _header(sub)
-            + f"-- The rows of {n}__block_hashes for the source and replica {name}.\n"
-            + "{{ table_diff.replica_block_hashes(\n"
-            + f"    ranges=ref('{sub}__ranges'),\n"
-            + f"    block_hashes=ref('{n}__block_hashes')\n) }}}}\n"
-        )
-    for model in ("row_diff", "summary"):
-        outputs = ", ".join(f"'{r}': ref('{n}__{r}__{model}')" for r in names)
-        files[f"{n}__{model}.sql"] = (
-            header
-            + f"-- Every replica's {model}, with its name (target_name).\n"
-            + "{{ table_diff.replica_outputs(\n"
-            + f"    ranges=ref('{n}__ranges'),\n    outputs={{{outputs}}}\n) }}}}\n"
-        )
-    files[f"_{n}__models.yml"] = replica_set_yml(opts, names)
-    return files
 
 
 def _split_file(opts: PairOptions, header: str) -> dict[str, str]:
