@@ -38,15 +38,7 @@ def main() -> None:
     args = ap.parse_args()
     assert 0 < args.shift <= args.tolerance, "the shift must stay within the tolerance"
 
-    shutil.rmtree(args.home, ignore_errors=True)
-    conf = spark_conf(args.home, args.driver_memory)
-    spark = start_spark(conf)
-    spark.sql(f"create database if not exists {SCHEMA}")
-    rows = (
-        "select id, id * 0.001234567d as amount, cast(id % 100000 as decimal(12, 2)) as price, "
-        f"concat('name-', id) as s from range({args.rows})"
-    )
-    spark.sql(f"create table {SCHEMA}.src using parquet as {rows}")
+    spark, conf, rows = fresh_source(args)
     spark.sql(
         f"create table {SCHEMA}.tgt using parquet as select id, "
         f"if(id % 100 = 0, amount + {args.shift}d, amount) as amount, price, s from ({rows})"
@@ -89,6 +81,21 @@ def main() -> None:
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"wrote {out}")
+
+
+def fresh_source(args) -> tuple:
+    """A new session under ``args.home`` and the source table ``src`` of ``args.rows`` rows (a
+    key, a double ``amount``, a decimal, a string): (spark, its conf, the rows' SQL)."""
+    shutil.rmtree(args.home, ignore_errors=True)
+    conf = spark_conf(args.home, args.driver_memory)
+    spark = start_spark(conf)
+    spark.sql(f"create database if not exists {SCHEMA}")
+    rows = (
+        "select id, id * 0.001234567d as amount, cast(id % 100000 as decimal(12, 2)) as price, "
+        f"concat('name-', id) as s from range({args.rows})"
+    )
+    spark.sql(f"create table {SCHEMA}.src using parquet as {rows}")
+    return spark, conf, rows
 
 
 def _cores() -> int:

@@ -58,10 +58,16 @@ def rows_sql(first: int, count: int, per_day: int = 0, modified: str = "false") 
     )
 
 
-def write_project(root: Path, conf: dict[str, str], pairs: dict[str, dict] | None = None) -> None:
-    """The bench's dbt project: sources `b.src` / `b.tgt` and one scaffolded pair per entry of
-    ``pairs`` (name -> PairOptions fields beyond the sides and key; default: the tracked pair
-    `trk` and the same pair untracked, `full`)."""
+def write_project(
+    root: Path,
+    conf: dict[str, str],
+    pairs: dict[str, dict] | None = None,
+    tables: tuple[str, ...] = ("src", "tgt"),
+) -> None:
+    """The bench's dbt project: sources `b.<table>` of ``tables`` (`b.src` / `b.tgt`) and one
+    scaffolded pair per entry of ``pairs`` (name -> PairOptions fields beyond the key, the sides
+    `b.src` / `b.tgt` unless given; default: the tracked pair `trk` and the same pair untracked,
+    `full`)."""
     root.mkdir(parents=True, exist_ok=True)
     project = {
         "name": "table_diff_bench_track",
@@ -90,7 +96,7 @@ def write_project(root: Path, conf: dict[str, str], pairs: dict[str, dict] | Non
             {
                 "version": 2,
                 "sources": [
-                    {"name": "b", "schema": SCHEMA, "tables": [{"name": "src"}, {"name": "tgt"}]}
+                    {"name": "b", "schema": SCHEMA, "tables": [{"name": t} for t in tables]}
                 ],
             }
         )
@@ -98,11 +104,13 @@ def write_project(root: Path, conf: dict[str, str], pairs: dict[str, dict] | Non
     for name, options in (pairs or {"trk": {"track": True}, "full": {}}).items():
         write_pair(
             PairOptions(
-                name=name,
-                source="source('b', 'src')",
-                target="source('b', 'tgt')",
-                primary_key=("id",),
-                **options,
+                **{
+                    "name": name,
+                    "source": "source('b', 'src')",
+                    "target": "source('b', 'tgt')",
+                    "primary_key": ("id",),
+                    **options,
+                }
             ),
             models / name,
         )

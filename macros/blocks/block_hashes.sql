@@ -18,7 +18,10 @@
 {% macro block_hashes(ranges, source, target, file_hashes=none) %}
   {% do table_diff._require_relation('block_hashes', 'ranges', ranges) %}
   {% do table_diff._require_relation('block_hashes', 'source', source) %}
-  {% do table_diff._require_relation('block_hashes', 'target', target) %}
+  {#- `target`: one relation, or a replica set's list of them (ADR 0028). -#}
+  {% for relation in table_diff._as_relation_list(target) %}
+    {% do table_diff._require_relation('block_hashes', 'target', relation) %}
+  {% endfor %}
   {% if file_hashes is not none %}
     {% do table_diff._require_relation('block_hashes', 'file_hashes', file_hashes) %}
   {% endif %}
@@ -39,8 +42,14 @@
     {{ return("select 'source' as side, 0 as leaf_id") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
-  {% do table_diff._require_pair_side('block_hashes', 'source', source, spec) %}
-  {% do table_diff._require_pair_side('block_hashes', 'target', target, spec) %}
+  {% if spec.get('replicas') %}
+    {#- A replica set (ADR 0028): the source and every replica in one query, each read once. -#}
+    {% set sides = table_diff._replica_sides('block_hashes', spec, source, target) %}
+  {% else %}
+    {% do table_diff._require_pair_side('block_hashes', 'source', source, spec) %}
+    {% do table_diff._require_pair_side('block_hashes', 'target', target, spec) %}
+    {% set sides = [['source', source], ['target', target]] %}
+  {% endif %}
   {% if spec.get('track') or file_hashes is not none %}
     {{ return(table_diff._tracked_block_hashes(spec, ranges, file_hashes)) }}
   {% endif %}
@@ -55,13 +64,14 @@
     timestamp {{ table_diff._sql_string(started_at) }} as started_at
   from (
   {% if quick %}
-  {{ table_diff._whole_signature_sql(spec, source, target) }}
+  {{ table_diff._whole_signature_sql(spec, sides=sides) }}
   {% else %}
   with
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, table_diff._leaf_plan(spec, ranges, leaf_count)) }}
-  select * from source_blocks
-  union all
-  select * from target_blocks
+  {{ table_diff._side_blocks_ctes(spec, sides, ranges, table_diff._leaf_plan(spec, ranges, leaf_count)) }}
+  {% for side, relation in sides %}
+  {{ 'union all' if not loop.first }}
+  select * from {{ side }}_blocks
+  {% endfor %}
   {% endif %}
   ) as u
 {% endmacro %}
@@ -85,7 +95,12 @@
     {% do totals.update({row[0]: [row[1], row[2], row[3], row[4], row[5]] | map('int') | list}) %}
   {% endfor %}
   {% set zero = [0, 0, 0, 0, 0] %}
-  {% if totals.get('source', zero) != totals.get('target', zero) %}
+  {#- A replica set (ADR 0028): every replica's totals against the source's. -#}
+  {% set ns = namespace(differ=false) %}
+  {% for side in (spec.get('replicas') or [{'side': 'target'}]) | map(attribute='side') %}
+    {% set ns.differ = ns.differ or totals.get(side, zero) != totals.get('source', zero) %}
+  {% endfor %}
+  {% if ns.differ %}
     {% do log("table_diff.block_hashes: " ~ spec['source'] ~ " vs " ~ spec['target']
         ~ ": quick check skipped (quick_check='auto' and the last run found the sides different).", info=true) %}
     {{ return(false) }}

@@ -1,11 +1,12 @@
 {#- Signatures shared by the pair's block pass (blocks/), no_drift (drift/) and the row diff's fetch
     (diff/): the per-leaf CTEs, the whole-table signature and the overflow-safe sums they compare. -#}
 
-{% macro _whole_signature_sql(spec, source, target) %}
+{% macro _whole_signature_sql(spec, source, target=none, sides=none) %}
   {#- One row per side shaped like a leaf's (`leaf_id` NULL) over the whole filtered table: one
       ungrouped pass. The pair's quick check and no_drift's both compare exactly these. An empty
-      side has n_rows 0 and sums 0. -#}
-  {%- for side, relation in [('source', source), ('target', target)] %}
+      side has n_rows 0 and sums 0. `sides` ([[side, relation], ...]) instead of source and
+      target: a replica set's source and replicas (ADR 0028). -#}
+  {%- for side, relation in sides or [('source', source), ('target', target)] %}
     {{ 'union all' if not loop.first }}
     select
       '{{ side }}' as side,

@@ -11,7 +11,7 @@
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
 
-{% macro _spec_version() %}{{ return(3) }}{% endmacro %}
+{% macro _spec_version() %}{{ return(4) }}{% endmacro %}
 
 {% macro _package_version() %}{{ return('0.1.0') }}{% endmacro %}
 
@@ -188,6 +188,7 @@
       'pins': resolved['pins'],
       'column_map': opts.get('column_map') or {},
       'projections': resolved['projections'],
+      'replicas': none, 'replica': none,
   } %}
   {% for side in ['source', 'target'] %}
     {% set p = resolved['pins'][side] %}

@@ -4,6 +4,8 @@
   the larger side's keys into ntile leaves: leaf 0 is open below, the last leaf open above, bounds
   half-open, so every row of either side belongs to exactly one leaf. One row per leaf; the resolved
   spec travels with it (column `spec`, JSON) to every downstream model of the pair.
+  `target` may be a list of replicas of the source (ADR 0028): one layout for all of them, planned
+  from one sample; every replica's key and compared columns must match the first's.
 -#}
 {% macro key_ranges(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy=none, block_count=none, block_size=none, split_factor=none,
@@ -15,13 +17,21 @@
       'max_diff_rows', 'normalize', 'check_duplicate_keys', 'quick_check', 'keys_only', 'source_as_of', 'target_as_of', 'track',
       'column_map', 'tolerance']) %}
   {% do table_diff._require_relation('key_ranges', 'source', source) %}
-  {% do table_diff._require_relation('key_ranges', 'target', target) %}
+  {% set replicas = table_diff._replica_targets('key_ranges', target) %}
+  {% if replicas is none %}
+    {% do table_diff._require_relation('key_ranges', 'target', target) %}
+  {% endif %}
   {% set opts = table_diff._check_options('key_ranges', primary_key, columns, exclude_columns, table_filter,
       strategy, block_count, block_size, split_factor, compare_unit_size, max_depth, max_diff_rows, normalize,
       check_duplicate_keys, keys_only, column_map, tolerance) %}
   {% do opts.update({'quick_check': table_diff._quick_check_option('key_ranges', quick_check),
       'source_as_of': source_as_of, 'target_as_of': target_as_of,
       'track': table_diff._track_option('key_ranges', track, opts, source_as_of, target_as_of)}) %}
+  {% if replicas is not none %}
+    {% do table_diff._check_replica_options('key_ranges', opts) %}
+    {% do opts.update({'replicas': replicas}) %}
+    {% set target = replicas[0][1] %}
+  {% endif %}
   {{ return(adapter.dispatch('key_ranges', 'table_diff')(source, target, opts)) }}
 {% endmacro %}
 
@@ -38,7 +48,11 @@
   {% if not execute %}
     {{ return("select 0 as leaf_id, 0 as block_id, cast(null as string) as lower_bound, cast(null as string) as upper_bound, '' as spec, '' as run_id") }}
   {% endif %}
-  {% set spec = table_diff._resolve_spec('key_ranges', source, target, opts) %}
+  {% if opts.get('replicas') %}
+    {% set spec = table_diff._resolve_replicas('key_ranges', source, opts['replicas'], opts) %}
+  {% else %}
+    {% set spec = table_diff._resolve_spec('key_ranges', source, target, opts) %}
+  {% endif %}
   {% for k in spec['key'] %}
     {% if k['name'] | lower in ['diff_type', 'side', 'changed_columns', 'run_id'] %}
       {{ table_diff._fail('key_ranges', 'primary_key', k['name'], "a key column whose name is not one of the row diff's own columns (diff_type, side, changed_columns, run_id)",
@@ -49,6 +63,11 @@
     {#- A tracked pair keeps its leaf layout between runs (ADR 0019): stored signatures stay valid. -#}
     {% set tracked = table_diff._track_layout(spec, source, target) %}
     {% set plan = {'larger': none, 'larger_side': 'stored', 'layout': tracked['layout']} %}
+  {% elif spec.get('replicas') %}
+    {#- One sample for every replica: the layout is planned over all sides. -#}
+    {% set sides = [['source', source]] %}
+    {% for r in opts['replicas'] %}{% do sides.append([spec['replicas'][loop.index0]['side'], r[1]]) %}{% endfor %}
+    {% set plan = table_diff._plan_sides(spec, sides) %}
   {% else %}
     {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% endif %}

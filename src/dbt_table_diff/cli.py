@@ -44,7 +44,13 @@ def _add_scaffold(sub) -> None:
     pair = kinds.add_parser("pair", help="two-way diff of a source and a target relation")
     pair.add_argument("name", help="model-name prefix, e.g. orders_replica")
     pair.add_argument("--source", required=True, help="e.g. \"ref('orders')\"")
-    pair.add_argument("--target", required=True, help="e.g. \"source('replica', 'orders')\"")
+    pair.add_argument(
+        "--target",
+        action="append",
+        required=True,
+        help="e.g. \"source('replica', 'orders')\"; repeat for several replicas of the source "
+        "(one signature pass over the source, rows per replica: ADR 0028)",
+    )
     pair.add_argument(
         "--primary-key", action="append", required=True, help="repeat for composite keys"
     )
@@ -170,7 +176,8 @@ def _scaffold_pair(args) -> int:
     opts = PairOptions(
         name=args.name,
         source=args.source,
-        target=args.target,
+        target=args.target[0],
+        replicas=tuple(args.target) if len(args.target) > 1 else (),
         primary_key=_split_list(args.primary_key),
         columns=_split_list(args.columns),
         exclude_columns=_split_list(args.exclude_columns),

@@ -16,6 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The option parsers of the CLI and the error type, re-exported (they live in scaffold_args).
+from dbt_table_diff.scaffold_args import NORMALIZE_RULES as NORMALIZE_RULES
+from dbt_table_diff.scaffold_args import TRUNCATE_UNITS as TRUNCATE_UNITS
+from dbt_table_diff.scaffold_args import ScaffoldError
+from dbt_table_diff.scaffold_args import parse_column_map as parse_column_map
+from dbt_table_diff.scaffold_args import parse_normalize as parse_normalize
+from dbt_table_diff.scaffold_args import parse_tolerance as parse_tolerance
 from dbt_table_diff.scaffold_docs import properties_yml
 
 _RELATION_EXPR = re.compile(
@@ -28,14 +35,8 @@ REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
 # every table a scaffolded pipeline writes is chosen at run time by the var table_diff_file_format.
 MATERIALIZATION = "table_diff_table"
 SPLIT_STEPS = ("python", "sql")
-NORMALIZE_RULES = {"round": int, "truncate": str, "trim": bool, "lower": bool}
-TRUNCATE_UNITS = ("millisecond", "second", "minute", "hour", "day")
 LIMITS = ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
 _LIMIT = re.compile(r"^([0-9]+|[0-9]*\.?[0-9]+%)$")
-
-
-class ScaffoldError(ValueError):
-    """Bad scaffold input; the message names the argument and the fix."""
 
 
 @dataclass(frozen=True)
@@ -75,83 +76,9 @@ class PairOptions:
     tolerance: dict[str, dict[str, Any]] = field(default_factory=dict)
     # The split step: a Python model (default) or the SQL macro (a Thrift Server target, ADR 0025).
     split: str = "python"
-
-
-def parse_normalize(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``['amount:round=2', 'name:trim', 'ts:truncate=second']`` -> rules per column."""
-    rules: dict[str, dict[str, Any]] = {}
-    for item in items:
-        col, sep, rule = item.partition(":")
-        name, _, arg = rule.partition("=")
-        if not sep or not col or name not in NORMALIZE_RULES:
-            raise ScaffoldError(
-                f"invalid --normalize '{item}'. Expected COLUMN:RULE[=ARG] with RULE one of "
-                "round=N, truncate=UNIT, trim, lower. Example: --normalize amount:round=2"
-            )
-        if name == "round":
-            if not arg.isdigit() or int(arg) > 38:
-                raise ScaffoldError(
-                    f"invalid --normalize '{item}'. Expected round=N with N from 0 to 38."
-                )
-            value: Any = int(arg)
-        elif name == "truncate":
-            if arg not in TRUNCATE_UNITS:
-                raise ScaffoldError(
-                    f"invalid --normalize '{item}'. Expected truncate=UNIT with UNIT one of "
-                    f"{', '.join(TRUNCATE_UNITS)}."
-                )
-            value = arg
-        else:
-            if arg:
-                raise ScaffoldError(f"invalid --normalize '{item}'. '{name}' takes no value.")
-            value = True
-        rules.setdefault(col, {})[name] = value
-    return rules
-
-
-def parse_column_map(items: list[str]) -> dict[str, str]:
-    """``['amt=amount', 'id=order_id']`` -> ``{'amt': 'amount', 'id': 'order_id'}``."""
-    mapping: dict[str, str] = {}
-    for item in items:
-        target, sep, source = (part.strip() for part in item.partition("="))
-        if not sep or not target or not source:
-            raise ScaffoldError(
-                f"invalid --column-map '{item}'. Expected TARGET_COLUMN=SOURCE_COLUMN "
-                "(the target's column compared with the source's). Example: --column-map amt=amount"
-            )
-        if target.lower() in {t.lower() for t in mapping}:
-            raise ScaffoldError(f"invalid --column-map '{item}': {target} is mapped twice.")
-        if source.lower() in {s.lower() for s in mapping.values()}:
-            raise ScaffoldError(
-                f"invalid --column-map '{item}': two target columns map to {source}; keep one."
-            )
-        mapping[target] = source
-    return mapping
-
-
-def parse_tolerance(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``['amount:abs=0.01', 'rate:rel=1e-6', 'ts:abs=2 seconds']`` -> a rule per column."""
-    rules: dict[str, dict[str, Any]] = {}
-    for item in items:
-        col, sep, rule = item.partition(":")
-        kind, eq, arg = rule.partition("=")
-        if not sep or not col or kind not in ("abs", "rel") or not eq or not arg.strip():
-            raise ScaffoldError(
-                f"invalid --tolerance '{item}'. Expected COLUMN:abs=N, COLUMN:rel=N or "
-                "COLUMN:abs='N UNIT' (timestamps). Example: --tolerance amount:abs=0.01"
-            )
-        if col in rules:
-            raise ScaffoldError(f"invalid --tolerance '{item}': {col} has a tolerance already.")
-        try:
-            value: Any = int(arg) if arg.strip().isdigit() else float(arg)
-        except ValueError:
-            value = arg.strip()  # a duration, checked by the macro with the column's type
-        if kind == "rel" and not isinstance(value, (int, float)):
-            raise ScaffoldError(f"invalid --tolerance '{item}'. rel takes a number (1e-6).")
-        if isinstance(value, (int, float)) and value <= 0:
-            raise ScaffoldError(f"invalid --tolerance '{item}'. Expected a number > 0.")
-        rules[col] = {kind: value}
-    return rules
+    # Several targets (replicas of the source, ADR 0028): one signature pass over the source and
+    # every replica, then each replica's pair models NAME__REPLICA__*; `target` is the first.
+    replicas: tuple[str, ...] = ()
 
 
 def validate(opts: PairOptions) -> None:
@@ -223,6 +150,10 @@ def validate(opts: PairOptions) -> None:
         raise ScaffoldError(
             f"invalid --quick-check '{opts.quick_check}'. Expected auto, true or false."
         )
+    if opts.replicas:
+        from dbt_table_diff.scaffold_replicas import validate_replicas
+
+        validate_replicas(opts)
 
 
 def jinja_literal(value: Any) -> str:
@@ -247,53 +178,15 @@ def jinja_literal(value: Any) -> str:
 def render_pair(opts: PairOptions) -> dict[str, str]:
     """File name -> content for the pair's models and properties."""
     validate(opts)
+    if opts.replicas:
+        from dbt_table_diff.scaffold_replicas import render_replica_set
+
+        return render_replica_set(opts)
     n = opts.name
-    kwargs = [
-        ("source", opts.source),
-        ("target", opts.target),
-        ("primary_key", jinja_literal(list(opts.primary_key))),
-    ]
-    optional = {
-        "columns": list(opts.columns) or None,
-        "exclude_columns": list(opts.exclude_columns) or None,
-        "table_filter": opts.table_filter,
-        "strategy": opts.strategy,
-        "block_count": opts.block_count,
-        "block_size": opts.block_size,
-        "split_factor": opts.split_factor,
-        "compare_unit_size": opts.compare_unit_size,
-        "max_depth": opts.max_depth,
-        "max_diff_rows": opts.max_diff_rows,
-        "normalize": opts.normalize or None,
-        "check_duplicate_keys": opts.check_duplicate_keys,
-        "quick_check": opts.quick_check,
-        "keys_only": opts.keys_only,
-        "source_as_of": opts.source_as_of,
-        "target_as_of": opts.target_as_of,
-        "track": opts.track,
-        "column_map": opts.column_map or None,
-        "tolerance": opts.tolerance or None,
-    }
-    kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
-    args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
-    # Tables, whatever the project's default: downstream models read ranges and units by value, and
-    # a view would re-run the sample and the scans on every read. The package's table
-    # materialization writes Delta when the session has it (var table_diff_file_format, ADR 0015):
-    # a killed build then leaves the last result readable, which the summary records by version.
-    header = (
-        f"-- table_diff pair '{n}', written by `table-diff scaffold pair`.\n"
-        f"{{{{ config(materialized='{MATERIALIZATION}') }}}}\n"
-    )
+    header = _header(n)
     files = {
-        f"{n}__ranges.sql": header
-        + "-- Options of the pair live here; downstream models read them from this table.\n"
-        + f"{{{{ table_diff.key_ranges(\n    {args}\n) }}}}\n",
-        f"{n}__block_hashes.sql": header
-        + "{{ table_diff.block_hashes(\n"
-        + f"    ranges=ref('{n}__ranges'),\n"
-        + f"    source={opts.source},\n    target={opts.target}"
-        + (f",\n    file_hashes=ref('{n}__file_hashes')" if opts.track else "")
-        + "\n) }}\n",
+        f"{n}__ranges.sql": _ranges_file(opts),
+        f"{n}__block_hashes.sql": _block_hashes_file(opts),
         f"{n}__row_diff.sql": header
         + "{{ table_diff.row_diff(\n"
         + f"    ranges=ref('{n}__ranges'),\n    block_split=ref('{n}__block_split'),\n"
@@ -335,6 +228,71 @@ def render_pair(opts: PairOptions) -> dict[str, str]:
             + f"    direction={jinja_literal(opts.repair)}\n) }}}}\n"
         )
     return files
+
+
+def _ranges_file(opts: PairOptions) -> str:
+    """NAME__ranges: the one model that takes the options (``target`` a list for a replica set)."""
+    kwargs = [
+        ("source", opts.source),
+        ("target", _targets(opts)),
+        ("primary_key", jinja_literal(list(opts.primary_key))),
+    ]
+    optional = {
+        "columns": list(opts.columns) or None,
+        "exclude_columns": list(opts.exclude_columns) or None,
+        "table_filter": opts.table_filter,
+        "strategy": opts.strategy,
+        "block_count": opts.block_count,
+        "block_size": opts.block_size,
+        "split_factor": opts.split_factor,
+        "compare_unit_size": opts.compare_unit_size,
+        "max_depth": opts.max_depth,
+        "max_diff_rows": opts.max_diff_rows,
+        "normalize": opts.normalize or None,
+        "check_duplicate_keys": opts.check_duplicate_keys,
+        "quick_check": opts.quick_check,
+        "keys_only": opts.keys_only,
+        "source_as_of": opts.source_as_of,
+        "target_as_of": opts.target_as_of,
+        "track": opts.track,
+        "column_map": opts.column_map or None,
+        "tolerance": opts.tolerance or None,
+    }
+    kwargs += [(k, jinja_literal(v)) for k, v in optional.items() if v is not None]
+    args = ",\n    ".join(f"{k}={v}" for k, v in kwargs)
+    return (
+        _header(opts.name)
+        + "-- Options of the pair live here; downstream models read them from this table.\n"
+        + f"{{{{ table_diff.key_ranges(\n    {args}\n) }}}}\n"
+    )
+
+
+def _block_hashes_file(opts: PairOptions) -> str:
+    """NAME__block_hashes: one signature pass over the source and the target(s)."""
+    return (
+        _header(opts.name)
+        + "{{ table_diff.block_hashes(\n"
+        + f"    ranges=ref('{opts.name}__ranges'),\n"
+        + f"    source={opts.source},\n    target={_targets(opts)}"
+        + (f",\n    file_hashes=ref('{opts.name}__file_hashes')" if opts.track else "")
+        + "\n) }}\n"
+    )
+
+
+def _header(n: str) -> str:
+    # Tables, whatever the project's default: downstream models read ranges and units by value, and
+    # a view would re-run the sample and the scans on every read. The package's table
+    # materialization writes Delta when the session has it (var table_diff_file_format, ADR 0015):
+    # a killed build then leaves the last result readable, which the summary records by version.
+    return (
+        f"-- table_diff pair '{n}', written by `table-diff scaffold pair`.\n"
+        f"{{{{ config(materialized='{MATERIALIZATION}') }}}}\n"
+    )
+
+
+def _targets(opts: PairOptions) -> str:
+    """The ``target`` argument: the relation, or a replica set's list of them."""
+    return f"[{', '.join(opts.replicas)}]" if opts.replicas else opts.target
 
 
 def _split_file(opts: PairOptions, header: str) -> dict[str, str]:

@@ -154,6 +154,72 @@ COLUMN_STATS_COLUMNS = (
 )
 
 
+# Columns the shared models of a replica set (ADR 0028) add to, or describe differently from, a
+# pair's: NAME__ranges and NAME__block_hashes keep the pair's columns.
+RANGES_COLUMNS = (
+    ("leaf_id", "Leaf number, in key order for strategy range."),
+    ("block_id", "Level-0 block holding the leaf."),
+    ("lower_bound", "Smallest key of the leaf (inclusive); NULL for leaf 0 and for strategy hash."),
+    ("upper_bound", "Lower bound of the next leaf (exclusive); NULL for the last leaf."),
+    ("spec", "JSON of the resolved options, column types, block layout and replicas."),
+    ("run_id", "The run (the invocation that built this table); every model of the set has it."),
+)
+BLOCK_HASH_COLUMNS = (
+    ("leaf_id", "Leaf of the ranges; NULL for a whole-table row of the quick check."),
+    ("n_rows", "Rows of the side in the leaf."),
+    ("n_keys", "Distinct keys of the side in the leaf (fewer than n_rows: duplicate keys)."),
+    ("n_null_key_rows", "Rows whose key has a NULL component."),
+    ("h1_hi", "Sum of the high 32 bits of the rows' first 64-bit hash (exact, no overflow)."),
+    ("h1_lo", "Sum of the low 32 bits of the rows' first 64-bit hash."),
+    ("h2_hi", "Sum of the high 32 bits of the rows' second 64-bit hash."),
+    ("h2_lo", "Sum of the low 32 bits of the rows' second 64-bit hash."),
+    ("run_id", "The run of the ranges this pass belongs to."),
+    ("started_at", "When the block pass started (a side written after it is flagged)."),
+)
+TARGET_NAME = ("target_name", "The replica the row belongs to (its table's name).")
+
+
+def replica_set_yml(opts: PairOptions, names: list[str]) -> str:
+    """``_NAME__models.yml`` of a replica set: its shared models (each replica's pair models are
+    documented in ``_NAME__REPLICA__models.yml``)."""
+    n = opts.name
+    replicas = ", ".join(f"{n}__{r}" for r in names)
+    row_diff = [
+        TARGET_NAME,
+        ("diff_type", "added, deleted, modified or duplicate_key."),
+        ("side", "Where the row is (source, target, or both for modified)."),
+        ("changed_columns", "Compared columns whose values differ, in table order."),
+        ("run_id", "The run of the set these rows belong to."),
+        *((k, "Key column (from the side the row is on).") for k in opts.primary_key),
+    ]
+    return f"""version: 2
+
+# table_diff replica set '{n}': {opts.source} (source) vs {", ".join(opts.replicas)} (ADR 0028).
+models:
+  - name: {n}__ranges
+    description: >
+      Key ranges shared by every replica of set {n}: one leaf layout, planned from one sample.
+      `spec` holds the resolved options and each replica's own pair spec.
+    columns:
+{_column_entries(list(RANGES_COLUMNS))}  - name: {n}__block_hashes
+    description: >
+      One signature pass over the source and each replica of set {n} (the source read once):
+      per leaf and side, the pair's signatures. The replicas' pair models ({replicas}) read
+      their rows from here.
+    columns:
+      - name: side
+        description: "'source', or the replica's side in the spec (target_1, target_2, ...)."
+{_column_entries(list(BLOCK_HASH_COLUMNS))}  - name: {n}__row_diff
+    description: >
+      The differing rows of every replica of set {n}: each replica's row diff, with its name.
+    columns:
+{_column_entries(row_diff)}  - name: {n}__summary
+    description: >
+      One row per replica of set {n}: that replica's pair summary, with its name.
+    columns:
+{_column_entries([TARGET_NAME, *SUMMARY_COLUMNS])}"""
+
+
 def _column_entries(columns: list[tuple[str, str]]) -> str:
     return "".join(
         f"      - name: {name}\n        description: {json.dumps(text)}\n" for name, text in columns

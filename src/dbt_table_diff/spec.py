@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-SPEC_VERSION = 3
+SPEC_VERSION = 4
 HASH_SPEC_VERSION = 1
 
 
@@ -168,6 +168,10 @@ class Spec:
     # [stored name, name in the diff] pairs (spec v3).
     column_map: Mapping[str, str] = field(default_factory=dict)
     projections: Mapping[str, Any] = field(default_factory=dict)
+    # A replica set (ADR 0028, spec v4): the shared ranges' replicas, or a replica's own ranges'
+    # {name, side, ranges}; null for a pair.
+    replicas: tuple[Mapping[str, Any], ...] | None = None
+    replica: Mapping[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -328,6 +332,8 @@ def load_spec(
         track_layout=_optional(data, "track_layout", Mapping, where) if "track" in data else None,
         column_map=dict(_required(data, "column_map", Mapping, where)),
         projections=dict(_required(data, "projections", Mapping, where)),
+        replicas=_optional(data, "replicas", list, where),
+        replica=_optional(data, "replica", Mapping, where),
     )
 
 

@@ -317,6 +317,8 @@ def example() -> dict:
         "track_layout": None,
         "column_map": {"id": "order_id"},
         "projections": {"target": [["id", "order_id"], ["amount", "amount"], ["status", "status"]]},
+        "replicas": None,
+        "replica": None,
     }
 
 

@@ -1,0 +1,218 @@
+"""One source, several replicas, one pass (ADR 0028, issue 23 point 2).
+
+A replica set scaffolded with ``--target`` three times (one identical replica, two with different
+drift; NULL values, duplicate and NULL keys on every side) is built in the same dbt run as three
+separate two-way pairs of the same tables. Each replica's rows in NAME__row_diff / NAME__summary
+must equal its pair's answer and the brute-force oracle's counts; the set's signature pass reads
+the source once and each replica once (counted from the executed plans). Bad replica sets fail
+before any table is read.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from oracle import brute_force_diff
+from plans import full_reads
+
+from dbt_table_diff.scaffold import PairOptions, ScaffoldError, render_pair, write_pair
+
+REPLICAS = ("r_same", "r_drift", "r_other")
+# Keys: 0..599 with 10 stored twice (id 11 -> 10) and one NULL key (id 7); NULL values throughout.
+SOURCE = """
+select case when id = 7 then null when id = 11 then 10 else id end as id,
+       if(id % 5 = 0, null, concat('v', id)) as v,
+       if(id % 7 = 0, null, cast(id * 0.5 as double)) as d
+from range(600) as t(id)
+"""
+TARGETS = {
+    "r_same": f"select * from ({SOURCE})",
+    # changed values, deleted rows, added rows
+    "r_drift": f"""
+        select id, if(id % 50 = 3, concat(v, '!'), v) as v, d from ({SOURCE}) where id % 60 != 1
+        union all select id, concat('new', id), null from range(600, 612) as t(id)""",
+    # other columns changed (a value to NULL too), one more duplicate key and NULL key
+    "r_other": f"""
+        select id, if(id % 33 = 4, null, v) as v, if(id % 40 = 2, d + 1, d) as d from ({SOURCE})
+        union all select 20, 'dup', 1.0 union all select null, 'nullkey', 2.0""",
+}
+IGNORED = {"run_id", "generated_at", "target_name"}
+# Layout-dependent counts: the set plans one layout over all its sides, a pair over its two.
+LAYOUT = {"blocks_total", "blocks_mismatched", "leaves_total", "units_mismatched"}
+
+
+def _opts(name: str, targets: tuple[str, ...], source: str = "src", **options) -> PairOptions:
+    exprs = tuple(f"source('gen', '{t}')" for t in targets)
+    return PairOptions(
+        name=name,
+        source=f"source('gen', '{source}')",
+        target=exprs[0],
+        replicas=exprs if len(exprs) > 1 else (),
+        primary_key=("id",),
+        block_count=4,
+        **options,
+    )
+
+
+def _scaffold(project, pairs: list[PairOptions], tables: list[str]) -> None:
+    pairs_dir = project.root / "models" / "pairs"
+    shutil.rmtree(pairs_dir, ignore_errors=True)
+    pairs_dir.mkdir(parents=True)
+    for opts in pairs:
+        write_pair(opts, pairs_dir)
+    (pairs_dir / "_gen__sources.yml").write_text(
+        f"version: 2\nsources:\n  - name: gen\n    schema: {project.schema}\n    tables:\n"
+        + "".join(f"      - name: {t}\n" for t in tables)
+    )
+
+
+@pytest.fixture(scope="module")
+def project(dbt_project_factory):
+    """The project and its tables (the source and the replicas), nothing built."""
+    project = dbt_project_factory(
+        "replicas",
+        packages=True,
+        project_config={"flags": {"send_anonymous_usage_stats": False, "partial_parse": True}},
+    )
+    spark, schema = project.spark, project.schema
+    spark.sql(f"create schema if not exists `{schema}`")
+    for table, body in {"src": SOURCE, **TARGETS}.items():
+        spark.sql(f"create table `{schema}`.{table} using parquet as {body}")
+    return project
+
+
+@pytest.fixture(scope="module")
+def built(project):
+    tables = ["src", *REPLICAS]
+    pairs = [_opts("rs", REPLICAS)] + [_opts(f"p_{r}", (r,)) for r in REPLICAS]
+    _scaffold(project, pairs, tables)
+    project.run("build", "--select", "pairs").assert_success()
+    return project
+
+
+def _rows(project, model: str, where: str = "true") -> list[dict]:
+    df = project.spark.table(project.relation(model)).where(where)
+    return [{k: v for k, v in r.asDict().items() if k not in IGNORED} for r in df.collect()]
+
+
+def _sorted(rows: list[dict]) -> list[tuple]:
+    return sorted((tuple(sorted(r.items(), key=lambda kv: kv[0])) for r in rows), key=repr)
+
+
+@pytest.mark.parametrize("replica", REPLICAS)
+def test_each_replica_is_its_pair(built, replica):
+    """A replica's rows in the set's row diff and summary are its separate pair's, and the
+    counts are the oracle's."""
+    where = f"target_name = '{replica}'"
+    assert _sorted(_rows(built, "rs__row_diff", where)) == _sorted(
+        _rows(built, f"p_{replica}__row_diff")
+    )
+    [mine] = _rows(built, "rs__summary", where)
+    [pair] = _rows(built, f"p_{replica}__summary")
+    for column in set(pair) - LAYOUT - {c for c in pair if c.endswith("_version")}:
+        assert mine[column] == pair[column], column
+    spark, schema = built.spark, built.schema
+    oracle = brute_force_diff(
+        [r.asDict() for r in spark.table(f"`{schema}`.src").collect()],
+        [r.asDict() for r in spark.table(f"`{schema}`.{replica}").collect()],
+        ["id"],
+        ["v", "d"],
+    ).counts()
+    assert (mine["rows_added"], mine["rows_deleted"], mine["rows_modified"]) == (
+        oracle["added"],
+        oracle["deleted"],
+        oracle["modified"],
+    )
+    assert replica in mine["target_relation"]
+
+
+def test_source_read_once(built):
+    """The set's signature pass reads the source once and each replica once (N+1 reads); the
+    three separate pairs read the source three times."""
+    spark, schema = built.spark, built.schema
+    sizes = {f"{schema}.{t}": spark.table(f"`{schema}`.{t}").count() for t in ("src", *REPLICAS)}
+    # full table rewrites so the quick check ('auto', last run drifted) stays the leaf pass
+    reads = full_reads(
+        spark,
+        sizes,
+        {"v", "d"},
+        lambda: built.run("run", "--select", "rs__block_hashes").assert_success(),
+    )
+    assert reads == {t: 1.0 for t in sizes}, reads
+    separate = full_reads(
+        spark,
+        sizes,
+        {"v", "d"},
+        lambda: built.run(
+            "run", "--select", *(f"p_{r}__block_hashes" for r in REPLICAS)
+        ).assert_success(),
+    )
+    assert separate[f"{schema}.src"] == 3.0, separate
+
+
+def test_bad_replica_sets_fail_before_any_scan(project):
+    """A replica with another key type, one whose comparison type differs from the first
+    replica's, an unknown column, two replicas of one name: clear errors from the set's ranges
+    model, with no table read."""
+    built = project
+    spark, schema = built.spark, built.schema
+    x = "select id, cast(id as decimal({})) as x from range(10) as t(id)"
+    odd = {
+        "r_strkey": f"select cast(id as string) as id, v, d from ({SOURCE})",  # another key type
+        # x compares as decimal(10,1) with r_dec1, as decimal(12,1) with r_dec2
+        "src_dec": x.format("10,1"),
+        "r_dec1": x.format("10,1"),
+        "r_dec2": x.format("12,1"),
+    }
+    for table, body in odd.items():
+        spark.sql(f"drop table if exists `{schema}`.{table}")
+        spark.sql(f"create table `{schema}`.{table} using parquet as {body}")
+    tables = ["src", *REPLICAS, *odd]
+    sizes = {f"{schema}.{t}": 1 for t in tables}
+    cases = {
+        "bad_key": (_opts("bad_key", ("r_same", "r_strkey")), "'id' is bigint in"),
+        "bad_type": (
+            _opts("bad_type", ("r_dec1", "r_dec2"), source="src_dec"),
+            "Replica r_dec2 differs in columns at column x (decimal(10,1) for r_dec1, "
+            "decimal(12,1) for r_dec2). Scaffold a separate pair for r_dec2",
+        ),
+        "bad_col": (_opts("bad_col", ("r_same", "r_drift"), columns=("nope",)), "nope"),
+    }
+    for name, (opts, needle) in cases.items():
+        _scaffold(built, [opts], tables)
+        holder = {}
+        reads = full_reads(
+            spark,
+            sizes,
+            {"id", "v", "d", "x"},
+            lambda n=name, h=holder: h.update(run=built.run("run", "--select", f"{n}__ranges")),
+        )
+        run = holder["run"].assert_failure()
+        message = run.message(f"{name}__ranges")
+        assert needle in message and "table_diff.key_ranges" in message, message
+        assert name != "bad_key" or "r_strkey" in message, message
+        assert set(reads.values()) == {0.0}, reads
+    # the same table twice: the macro refuses it (the scaffold does too, below)
+    _scaffold(built, [], tables)
+    (built.root / "models" / "pairs" / "dup__ranges.sql").write_text(
+        "{{ table_diff.key_ranges(source=source('gen', 'src'), target=[source('gen', 'r_same'), "
+        "source('gen', 'r_same')], primary_key=['id']) }}\n"
+    )
+    run = built.run("run", "--select", "dup__ranges").assert_failure()
+    assert "two replicas are named 'r_same'" in run.message("dup__ranges").lower()
+    with pytest.raises(ScaffoldError, match="two replicas are named 'r_same'"):
+        render_pair(_opts("dup", ("r_same", "r_same")))
+
+
+def test_scaffold_single_target_unchanged():
+    """One --target writes a pair; several write the set's shared models and per-replica pairs."""
+    single = render_pair(_opts("one", ("r_same",)))
+    assert "replica" not in "".join(single.values())
+    files = render_pair(_opts("rs", REPLICAS))
+    for model in ("ranges", "block_hashes", "row_diff", "summary"):
+        assert f"rs__{model}.sql" in files
+    for r in REPLICAS:
+        for model in ("ranges", "block_hashes", "block_split", "row_diff", "column_stats"):
+            assert any(f.startswith(f"rs__{r}__{model}.") for f in files), (r, model)
+    assert "target=[source('gen', 'r_same'), source('gen', 'r_drift')" in files["rs__ranges.sql"]
