@@ -114,9 +114,9 @@
 {% endmacro %}
 
 
-{% macro _merge_key_list(layout, prefix='') %}
+{% macro _merge_key_list(shape, prefix='') %}
   {#- The key columns, quoted, comma-separated (each prefixed with `prefix`, e.g. 'c.'). -#}
   {%- set out = [] -%}
-  {%- for k in layout['key'] %}{% do out.append(prefix ~ table_diff.quote_identifier(k)) %}{% endfor -%}
+  {%- for k in shape['key'] %}{% do out.append(prefix ~ table_diff.quote_identifier(k)) %}{% endfor -%}
   {{ return(out | join(', ')) }}
 {% endmacro %}

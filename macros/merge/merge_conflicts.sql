@@ -23,14 +23,14 @@
 
 {% macro spark__merge_conflicts(candidates) %}
   {% if not execute %}{{ return("select cast(null as string) as conflict_type") }}{% endif %}
-  {% set layout = table_diff._merge_candidate_layout('merge_conflicts', candidates) %}
+  {% set shape = table_diff._merge_candidate_layout('merge_conflicts', candidates) %}
   select
-    {{ table_diff._merge_key_list(layout) }},
+    {{ table_diff._merge_key_list(shape) }},
     conflict_type,
     td_in_base as in_base,
     td_in_ours as in_ours,
     td_in_theirs as in_theirs
-    {%- for col in layout['columns'] %}
+    {%- for col in shape['columns'] %}
     {%- for side in ['base', 'ours', 'theirs'] %},
     {{ table_diff.quote_identifier(side ~ '__' ~ col) }}
     {%- endfor %}

@@ -23,8 +23,8 @@
 
 {% macro spark__merge_rows(candidates) %}
   {% if not execute %}{{ return("select cast(null as string) as merge_status") }}{% endif %}
-  {% set layout = table_diff._merge_candidate_layout('merge_rows', candidates) %}
-  select {{ table_diff._merge_key_list(layout) }}, merge_status, conflict_type, ours_changed, theirs_changed
+  {% set shape = table_diff._merge_candidate_layout('merge_rows', candidates) %}
+  select {{ table_diff._merge_key_list(shape) }}, merge_status, conflict_type, ours_changed, theirs_changed
   from {{ table_diff._merge_classified(candidates) }} as c
   where merge_status not in ('unchanged', 'duplicate_key')
 {% endmacro %}

@@ -35,16 +35,16 @@
 {% macro spark__merged_rows(candidates, ours, schema, table_filter) %}
   {% if not execute %}{{ return("select cast(null as string) as td_placeholder") }}{% endif %}
   {% set inputs = table_diff._merged_rows_inputs(candidates, ours, schema, table_filter) %}
-  {% set layout, ours_names = inputs['layout'], inputs['ours_names'] %}
-  {% set types = layout['types'] %}
+  {% set shape, ours_names = inputs['shape'], inputs['ours_names'] %}
+  {% set types = shape['types'] %}
   {% set q = table_diff.quote_identifier %}
   with td_classified as (
     select * from {{ table_diff._merge_classified(candidates) }} as c
   ),
   td_resolved as (
     select
-      {{ table_diff._merge_key_list(layout) }}
-      {%- for col in layout['columns'] %},
+      {{ table_diff._merge_key_list(shape) }}
+      {%- for col in shape['columns'] %},
       {%- set o, t, b = q('ours__' ~ col), q('theirs__' ~ col), q('base__' ~ col) %}
       case when td_merged_from = 'theirs' then {{ t }} when td_merged_from = 'ours' then {{ o }}
         when array_contains(theirs_changed, {{ table_diff._sql_string(col) }}) then {{ t }}
@@ -56,7 +56,7 @@
   ),
   td_candidate_keys as (
     select
-      {%- for k in layout['key'] %}
+      {%- for k in shape['key'] %}
       {{ q(k) }} as __td_ck{{ loop.index }}{{ ',' if not loop.last }}
       {%- endfor %}
     from td_classified
@@ -65,10 +65,10 @@
   td_kept as (
     {#- Ours' rows whose key is not a candidate, in the merged types (null-safe anti join). -#}
     select
-      {%- for k in layout['key'] %}
+      {%- for k in shape['key'] %}
       cast(o.{{ q(ours_names[k | lower]) }} as {{ types[k] }}) as {{ q(k) }},
       {%- endfor %}
-      {%- for col in layout['columns'] %}
+      {%- for col in shape['columns'] %}
       {%- if col | lower in ours_names %}
       cast(o.{{ q(ours_names[col | lower]) }} as {{ types['ours__' ~ col] }}) as {{ q(col) }}
       {%- else %}
@@ -77,7 +77,7 @@
       {%- endfor %}
     from (select * from {{ ours }} {{ ('where ' ~ table_diff._filter_predicate(table_filter)) if table_filter }}) as o
     left anti join td_candidate_keys as c
-      on {% for k in layout['key'] %}cast(o.{{ q(ours_names[k | lower]) }} as {{ types[k] }}) <=> c.__td_ck{{ loop.index }}{{ ' and ' if not loop.last }}{% endfor %}
+      on {% for k in shape['key'] %}cast(o.{{ q(ours_names[k | lower]) }} as {{ types[k] }}) <=> c.__td_ck{{ loop.index }}{{ ' and ' if not loop.last }}{% endfor %}
   )
   select * from (
     select * from td_kept
@@ -92,15 +92,15 @@
 
 
 {% macro _merged_rows_inputs(candidates, ours, schema, table_filter) %}
-  {#- Execute-time checks of merged_rows' relations; returns {'layout': the candidates' layout,
+  {#- Execute-time checks of merged_rows' relations; returns {'shape': the candidates' shape,
       'ours_names': {lower-case name: ours' column name}}. -#}
-  {% set layout = table_diff._merge_candidate_layout('merged_rows', candidates) %}
+  {% set shape = table_diff._merge_candidate_layout('merged_rows', candidates) %}
   {% set ours_names = {} %}
   {% for c in adapter.get_columns_in_relation(ours) %}{% do ours_names.update({c.name | lower: c.name}) %}{% endfor %}
   {% set missing = [] %}
-  {% for k in layout['key'] if k | lower not in ours_names %}{% do missing.append(k) %}{% endfor %}
+  {% for k in shape['key'] if k | lower not in ours_names %}{% do missing.append(k) %}{% endfor %}
   {% if missing %}
-    {{ table_diff._fail('merged_rows', 'ours', ours, "a relation with the merge's key column(s) " ~ layout['key'] | join(', '),
+    {{ table_diff._fail('merged_rows', 'ours', ours, "a relation with the merge's key column(s) " ~ shape['key'] | join(', '),
         ("It does not exist or was not built yet. " if ours_names | length == 0 else "It lacks " ~ missing | join(', ') ~ ". ")
         ~ "Pass the ours the candidates model was built from (the same ref() or source()).") }}
   {% endif %}
@@ -109,5 +109,5 @@
         'table_diff.merge_schema_table', "Pass the merge's schema model, ref('<merge>__merge_schema'), or leave schema out.") %}
   {% endif %}
   {% do table_diff._check_table_filter('merged_rows', table_filter, [ours]) %}
-  {{ return({'layout': layout, 'ours_names': ours_names}) }}
+  {{ return({'shape': shape, 'ours_names': ours_names}) }}
 {% endmacro %}
