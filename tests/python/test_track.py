@@ -3,8 +3,9 @@ since its last run and reuses the stored signatures of the rest, and its answers
 the same pair without a track (the full computation) after every kind of change: rows appended,
 a file deleted, a file rewritten in place under the same name, Delta deletes that rewrite no file
 (deletion vectors) and updates; an Iceberg side is hashed whole on its first run only (its
-snapshots track it after: test_track_iceberg.py); new options, --full-refresh and an incomplete stored state re-hash everything. Delta sides are
-tracked through their log (ADR 0022), after seeded random sequences of Delta writes too."""
+snapshots track it after: test_track_iceberg.py); new options, --full-refresh and an incomplete
+stored state re-hash everything. Delta sides are tracked through their log (ADR 0022), after
+seeded random sequences of Delta writes too."""
 
 from __future__ import annotations
 
