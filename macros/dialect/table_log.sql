@@ -1,6 +1,6 @@
-{#- A table's log (Delta Lake): which data files were added and removed between two versions, read
-    from the commits themselves, so a changes track (ADR 0022) needs no file listing and no guess
-    from sizes or modification times. -#}
+{#- A table's log (Delta Lake) or snapshot metadata (Iceberg): what changed between two versions,
+    read from the commits themselves, so a changes track (ADR 0022, ADR 0029) needs no file listing
+    and no guess from sizes or modification times. -#}
 
 {% macro table_log(relation, pin, key=none) %}
   {{ return(adapter.dispatch('table_log', 'table_diff')(relation, pin, key)) }}
@@ -24,8 +24,21 @@
     plain name, no column mapping), else none}. None for a side that is not a Delta table read at
     its current, pinned version.
   -#}
-  {% if pin is none or pin.get('format') != 'delta' or pin.get('version') is none or pin.get('explicit') %}
+  {% if pin is none or pin.get('format') not in ['delta', 'iceberg'] or pin.get('version') is none or pin.get('explicit') %}
     {{ return(none) }}
+  {% endif %}
+  {% if pin['format'] == 'iceberg' %}
+    {#- Iceberg (ADR 0029): the table's uuid, from its current metadata file (a table dropped and
+        created again gets a new one; 'unknown' when that file does not read as one JSON line). -#}
+    {% set latest = run_query('select file from ' ~ relation ~ '.metadata_log_entries order by timestamp desc limit 1').rows %}
+    {% set ns = namespace(uuid=none) %}
+    {% if latest | length == 1 and latest[0][0] %}
+      {% set found = run_query("select max(get_json_object(value, '$.table-uuid')) from text."
+          ~ table_diff.quote_identifier(latest[0][0] | string)).rows %}
+      {% set ns.uuid = found[0][0] if found | length == 1 else none %}
+    {% endif %}
+    {{ return({'format': 'iceberg', 'id': (ns.uuid or 'unknown') | string, 'location': none, 'version': pin['version'] | int,
+               'key': none, 'partitions': [], 'relation': relation}) }}
   {% endif %}
   {% set detail = run_query('describe detail ' ~ relation) %}
   {% set row = detail.rows[0] %}
@@ -49,7 +62,7 @@
   {% endfor %}
   {% set bounded = key is not none and not mapped and modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', key['name'])
       and table_diff._type_family(key['type']) in ['integral', 'date'] %}
-  {{ return({'id': d['id'] | string, 'location': d['location'] | string, 'version': pin['version'] | int,
+  {{ return({'format': 'delta', 'id': d['id'] | string, 'location': d['location'] | string, 'version': pin['version'] | int,
              'key': key if bounded else none,
              'partitions': partitions if partitions | length == partition_columns | length else []}) }}
 {% endmacro %}
@@ -80,6 +93,7 @@
     file reads as), when the commits were cleaned up (`delta.logRetentionDuration`), or when more
     than `max_versions` commits were made.
   -#}
+  {% if log.get('format') == 'iceberg' %}{{ return(table_diff._iceberg_changes(log, since, max_versions)) }}{% endif %}
   {% set until = log['version'] %}
   {% set out = {'reason': none, 'hash': [], 'drop': [], 'where': none, 'versions': until - since} %}
   {% if until == since %}{{ return(out) }}{% endif %}
@@ -196,4 +210,71 @@
         ~ table_diff._sql_string(hi) ~ ' as ' ~ key['type'] ~ ')') %}
   {% endfor %}
   {{ return(('(' ~ terms | join(' or ') ~ ')') if terms else 'false') }}
+{% endmacro %}
+
+
+{% macro _iceberg_changes(log, since, max_versions) %}
+  {#-
+    What an Iceberg table's rows did from snapshot `since` (exclusive) to the log's pinned snapshot
+    (ADR 0029): {'reason': none, or why the stored signatures cannot be brought forward (then the
+    side is hashed whole), 'from': none when nothing changed, else a FROM item over the table's
+    changelog (its `changes` metadata table between the two snapshots: the rows of the data files
+    added and removed in between, each labelled INSERT or DELETE), 'sign': +1 / -1 per changelog
+    row, 'versions': how many snapshots, 'hash': [], 'drop': []}. From the `snapshots` and
+    `metadata_log_entries` metadata tables only. The changelog cannot answer when the stored
+    snapshot expired or is not an ancestor of the pinned one (a rollback), when more than
+    `max_versions` snapshots were made, when the schema changed in between (an unchanged file can
+    read differently), or when any snapshot from the stored one on carries delete files (a
+    merge-on-read delete changes a file's live rows without removing it: the changelog scan
+    refuses them, and would count a removed file's already deleted rows).
+  -#}
+  {% set until = log['version'] %}
+  {% set out = {'reason': none, 'hash': [], 'drop': [], 'where': none, 'from': none, 'sign': none, 'versions': 0} %}
+  {% if until == since %}{{ return(out) }}{% endif %}
+  {% set rel = log['relation'] %}
+  {% set snapshots = {} %}
+  {% for id, parent, deletes in run_query("select snapshot_id, parent_id, summary['total-delete-files'] from " ~ rel ~ ".snapshots").rows %}
+    {% do snapshots.update({id | int: {'parent': (parent | int) if parent is not none else none, 'deletes': deletes}}) %}
+  {% endfor %}
+  {% if since not in snapshots %}
+    {% do out.update({'reason': 'the stored snapshot ' ~ since ~ ' is no longer in the table (expired by expire_snapshots, or another table)'}) %}
+    {{ return(out) }}
+  {% endif %}
+  {#- The pinned snapshot's ancestors back to the stored one. -#}
+  {% set chain = [until] %}
+  {% for _ in range(max_versions + 1) %}
+    {% set parent = (snapshots.get(chain[-1]) or {}).get('parent') %}
+    {% if chain[-1] != since and parent is not none %}{% do chain.append(parent) %}{% endif %}
+  {% endfor %}
+  {% if chain | length - 1 > max_versions %}
+    {% do out.update({'reason': 'more than ' ~ max_versions ~ ' snapshots since the stored snapshot ' ~ since
+        ~ ' (table_diff_track_max_versions = ' ~ max_versions ~ ')'}) %}
+    {{ return(out) }}
+  {% elif chain[-1] != since %}
+    {% do out.update({'reason': 'the stored snapshot ' ~ since ~ ' is not an ancestor of the current ' ~ until ~ ' (a rollback, or its history expired)'}) %}
+    {{ return(out) }}
+  {% endif %}
+  {% do out.update({'versions': chain | length - 1}) %}
+  {% for id in chain %}
+    {% set deletes = (snapshots.get(id) or {}).get('deletes') %}
+    {% if out['reason'] is none and (deletes is none or (deletes | string) != '0') %}
+      {% do out.update({'reason': 'snapshot ' ~ id ~ ' has delete files (merge-on-read deletes or updates), which the changelog cannot read'}) %}
+    {% endif %}
+  {% endfor %}
+  {% if out['reason'] %}{{ return(out) }}{% endif %}
+  {% set schemas = run_query("select count(distinct latest_schema_id), count_if(latest_snapshot_id = " ~ since ~ ") from " ~ rel
+      ~ ".metadata_log_entries where latest_snapshot_id in (" ~ chain | join(', ') ~ ")").rows[0] %}
+  {% if (schemas[1] | int) == 0 %}
+    {% do out.update({'reason': 'the metadata log no longer holds the stored snapshot ' ~ since ~ ' (write.metadata.previous-versions-max): its schema is unknown'}) %}
+  {% elif (schemas[0] | int) != 1 %}
+    {% do out.update({'reason': 'the schema changed since the stored snapshot ' ~ since ~ ' (an unchanged file can read differently)'}) %}
+  {% else %}
+    {% do out.update({'from': rel ~ ".changes with ('start-snapshot-id' = '" ~ since ~ "', 'end-snapshot-id' = '" ~ until ~ "')",
+                      'sign': "if(_change_type = 'DELETE', cast(-1 as bigint), cast(1 as bigint))"}) %}
+    {% set error = table_diff.explain_error('select count(*) from ' ~ out['from']) %}
+    {% if error %}
+      {% do out.update({'reason': 'the changelog of snapshots ' ~ since ~ '..' ~ until ~ ' cannot be read (' ~ error ~ ')', 'from': none, 'sign': none}) %}
+    {% endif %}
+  {% endif %}
+  {{ return(out) }}
 {% endmacro %}

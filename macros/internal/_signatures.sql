@@ -40,7 +40,10 @@
       one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`).
       `files` (the changes track, ADR 0019): {side: {'path', 'size', 'modified': expressions, 'where':
       a predicate on them or none, 'partition': optional, the row's partition values as JSON (ADR
-      0022)}}: signatures per leaf and data file, of the files it selects. -#}
+      0022), 'from': optional, a FROM item read instead of the side (an Iceberg changelog, ADR
+      0029), 'sign': optional, an expression +1 / -1 per row of it (a row deleted counts
+      negatively: signatures are sums)}}: signatures per leaf and data file, of the files it
+      selects. -#}
   {{ table_diff._bounds_ctes(spec, ranges, plan) }},
   {% for side, relation in relations %}
   {{ side }}_leafed as (
@@ -55,9 +58,10 @@
       {%- if files %}
         , {{ files[side]['path'] }} as __td_file, {{ files[side]['size'] }} as __td_file_size,
         {{ files[side]['modified'] }} as __td_file_modified,
-        {{ files[side].get('partition') or 'cast(null as string)' }} as __td_file_partition
+        {{ files[side].get('partition') or 'cast(null as string)' }} as __td_file_partition,
+        {{ files[side].get('sign') or 'cast(1 as bigint)' }} as __td_sign
       {%- endif %}
-      from {{ table_diff._side_from(spec, side, relation) }}
+      from {{ files[side]['from'] if files and files[side].get('from') else table_diff._side_from(spec, side, relation) }}
       {{ table_diff._where(spec) }}
       {%- if files and files[side]['where'] %}
       {{ 'and' if spec['table_filter'] else 'where' }} {{ files[side]['where'] }}
@@ -74,12 +78,14 @@
       __td_file_partition as file_partition,
       {%- endif %}
       cast(__td_leaf as int) as leaf_id,
-      count(*) as n_rows,
+      {%- set signed = files and files[side].get('sign') %}
+      {{ 'sum(__td_sign)' if signed else 'count(*)' }} as n_rows,
       {#- Distinct keys cost a shuffle of every key: only when asked. Otherwise duplicates are
           found by the row diff, in the blocks whose signatures differ. -#}
-      {{ "count(distinct named_struct('k', __td_k))" if spec.get('check_duplicate_keys') else 'count(*)' }} as n_keys,
-      count_if({{ table_diff._null_key_expr(spec) }}) as n_null_key_rows,
-      {{ table_diff._hash_sums() }}
+      {{ "count(distinct named_struct('k', __td_k))" if spec.get('check_duplicate_keys') else ('sum(__td_sign)' if signed else 'count(*)') }} as n_keys,
+      {{ ('sum(if(' ~ table_diff._null_key_expr(spec) ~ ', __td_sign, cast(0 as bigint)))') if signed
+         else ('count_if(' ~ table_diff._null_key_expr(spec) ~ ')') }} as n_null_key_rows,
+      {{ table_diff._hash_sums(sign='__td_sign' if signed else none) }}
     from {{ side }}_leafed
     group by __td_leaf{{ ', __td_file, __td_file_size, __td_file_modified, __td_file_partition' if files }}
   ){{ ',' if not loop.last }}
@@ -87,13 +93,15 @@
 {% endmacro %}
 
 
-{% macro _hash_sums(empty_as_zero=false) %}
+{% macro _hash_sums(empty_as_zero=false, sign=none) %}
   {#- The signature sums over `__td_h1` / `__td_h2`: high and low 32 bits summed separately, exact
       up to 2^31 rows under ANSI on or off. Shared by the block signatures and no_drift's
-      whole-table signature, so both compare exactly the same quantities. -#}
+      whole-table signature, so both compare exactly the same quantities. `sign`: an expression
+      +1 / -1 per row that each half is multiplied by (a changelog's deleted rows, ADR 0029). -#}
   {%- set sums = [] -%}
   {%- for h in ['h1', 'h2'] -%}
     {%- set high, low = table_diff.hash_halves('__td_' ~ h) -%}
+    {%- if sign %}{% set high, low = '(' ~ high ~ ') * ' ~ sign, '(' ~ low ~ ') * ' ~ sign %}{% endif -%}
     {%- do sums.extend([(h ~ '_hi', high), (h ~ '_lo', low)]) -%}
   {%- endfor -%}
   {%- for name, expr in sums %}

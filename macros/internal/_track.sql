@@ -269,7 +269,7 @@
       {%- for side in sides %}
       max(if(f.side = '{{ side }}', f.why, null)) as track_hashed_whole_{{ side }},
       count_if(f.side = '{{ side }}' and f.rehashed and f.file_path is not null) as track_files_hashed_{{ side }},
-      count_if(f.side = '{{ side }}' and not f.rehashed) as track_files_reused_{{ side }},
+      count_if(f.side = '{{ side }}' and not f.rehashed and f.file_path is not null) as track_files_reused_{{ side }},
       coalesce(sum(if(f.side = '{{ side }}' and f.rehashed, f.file_size, 0)), 0) as track_bytes_hashed_{{ side }},
       coalesce(sum(if(f.side = '{{ side }}' and not f.rehashed, f.file_size, 0)), 0) as track_bytes_reused_{{ side }},
       {%- endfor %}

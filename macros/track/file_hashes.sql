@@ -6,10 +6,15 @@
   keeps its stored contribution and is not read; a new or changed file is hashed; a file that is
   gone drops out. The pair's block_hashes is then a sum over this table, with no scan.
 
+  An Iceberg side (ADR 0029) keeps one row per leaf (no file path): its stored signature plus the
+  signed sums of its changelog since the stored snapshot (rows inserted add, rows deleted
+  subtract), summed again per leaf.
+
   Exact first: a side is hashed whole, and the summary says why, on the first run, on a new leaf
   layout (options changed, `--full-refresh`), when the stored state is incomplete (a stopped run)
-  or belongs to another layout, when the side exposes no file identity (a view, Iceberg, a non-file
-  source), or when more files changed than `table_diff_track_max_files`.
+  or belongs to another layout, when the side exposes no file identity and no snapshots (a view,
+  a non-file source), when its log or snapshots cannot prove what changed, or when more files
+  changed than `table_diff_track_max_files`.
 -#}
 {% macro file_hashes(ranges, source, target) %}
   {% do table_diff._require_relation('file_hashes', 'ranges', ranges) %}
@@ -51,21 +56,28 @@
     {% set identity = table_diff.file_identity(relations[side], spec['pins'][side]['format']) %}
     {% set key = spec['key'][0] %}
     {% set side_log = table_diff.table_log(relations[side], spec['pins'][side], {'name': key['name'], 'type': key[side ~ '_type']})
-        if identity is not none else none %}
+        if identity is not none or spec['pins'][side]['format'] == 'iceberg' else none %}
     {% set stored = (previous.get('logs') or {}).get(side) %}
+    {% set iceberg = side_log is not none and side_log['format'] == 'iceberg' %}
     {% do plans.update({side: {'identity': identity, 'log': side_log, 'reason': previous['reason'], 'hash': none, 'drop': [],
-                               'files': none, 'where': none, 'versions': none}}) %}
-    {% if identity is none %}
-      {% do plans[side].update({'reason': 'no file identity (a view, an Iceberg table or another non-file source): hashed whole every run'}) %}
+                               'files': none, 'where': none, 'versions': none, 'iceberg': iceberg, 'from': none, 'sign': none}}) %}
+    {% if identity is none and side_log is none %}
+      {% do plans[side].update({'reason': 'no file identity (a view, an Iceberg table read unpinned: its metadata changed after its current snapshot, or another non-file source): hashed whole'}) %}
     {% elif previous['relation'] is none %}
       {#- Nothing stored to reuse: hashed whole, for previous['reason']. -#}
-    {% elif side_log is not none and stored is not none and stored['table_id'] != side_log['id'] %}
+    {% elif iceberg and stored is none %}
+      {% do plans[side].update({'reason': 'the stored signatures name no snapshot of this Iceberg table (it was read unpinned, or by an older version)'}) %}
+    {% elif side_log is not none and stored is not none and stored['table_id'] != side_log['id'] and 'unknown' not in [stored['table_id'], side_log['id']] %}
       {% do plans[side].update({'reason': 'another table than the stored signatures were computed from (dropped and created again)'}) %}
     {% elif side_log is not none and stored is not none %}
       {#- The table's log names the files added and removed since the stored version (ADR 0022). -#}
       {% set change = table_diff.table_log_changes(side_log, stored['version'], max_versions) %}
       {% if change['reason'] %}
         {% do plans[side].update({'reason': change['reason']}) %}
+      {% elif iceberg %}
+        {#- Its changelog since the stored snapshot, added to the stored signatures (ADR 0029). -#}
+        {% do plans[side].update({'hash': [], 'drop': [], 'from': change['from'], 'sign': change['sign'],
+                                  'versions': [stored['version'], side_log['version'], change['versions']]}) %}
       {% elif (change['hash'] | length) + (change['drop'] | length) > max_files %}
         {% do plans[side].update({'reason': (change['hash'] | length) ~ ' files changed (more than table_diff_track_max_files = ' ~ max_files ~ ')'}) %}
       {% else %}
@@ -93,14 +105,22 @@
     {% set i = p['identity'] or {'path': 'cast(null as string)', 'size': 'cast(null as bigint)', 'modified': 'cast(null as timestamp)', 'selectable': false} %}
     {% set where = none if p['hash'] is none else table_diff._in_list(i['path'], p['hash']) %}
     {% if where and p['where'] %}{% set where = where ~ ' and ' ~ p['where'] %}{% endif %}
+    {#- An Iceberg side with a changelog reads all of it (`where` false when nothing changed). -#}
+    {% if p['from'] %}{% set where = none %}{% endif %}
     {% do files.update({side: {'path': i['path'], 'size': i['size'], 'modified': i['modified'], 'where': where,
-        'partition': table_diff._partition_values_expr(p['log']['partitions'] if p['log'] else none)}}) %}
+        'partition': table_diff._partition_values_expr(p['log']['partitions'] if p['log'] else none),
+        'from': p['from'], 'sign': p['sign']}}) %}
     {% if p['hash'] is not none %}
       {#- A file hashed now never keeps a stored signature too, whatever the listing or log said. -#}
       {% do keep.append("(side = '" ~ side ~ "' and not " ~ table_diff._in_list('file_path', (p['drop'] + p['hash']) | unique | list) ~ ")") %}
     {% endif %}
     {% if p['hash'] is none %}
       {% set said = "hashed whole (" ~ p['reason'] ~ ")" %}
+    {% elif p['iceberg'] and not p['from'] %}
+      {% set said = "no snapshot since the stored snapshot " ~ p['versions'][0] ~ " (its metadata): nothing to read" %}
+    {% elif p['iceberg'] %}
+      {% set said = "from the changelog of snapshots " ~ p['versions'][0] ~ " (exclusive).." ~ p['versions'][1] ~ " (" ~ p['versions'][2]
+          ~ " snapshots): the rows of the data files they added hashed and those they removed subtracted" %}
     {% elif p['versions'] is not none and p['versions'][0] == p['versions'][1] %}
       {% set said = "no commit since the stored version " ~ p['versions'][0] ~ " (its Delta log): nothing to hash" %}
     {% elif p['versions'] is not none %}
@@ -143,16 +163,28 @@
     {{ table_diff._sql_string(spec['run_id']) }} as run_id,
     timestamp {{ table_diff._sql_string(started_at) }} as started_at
   from (
-    with
-    {{ table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges,
-        table_diff._leaf_plan(spec, ranges, leaf_count), files=files) }}
-    select side, {{ cols }}, true as rehashed from source_blocks
-    union all
-    select side, {{ cols }}, true as rehashed from target_blocks
-    {%- if keep %}
-    union all
-    select side, {{ stored_cols }}, false as rehashed from {{ previous['relation'] }}
-    where {{ keep | join(' or ') }}
-    {%- endif %}
+    {#- Summed per (file, leaf): a no-op for files (each is hashed or kept, never both), the
+        stored signature plus its changelog's signed sums for an Iceberg side; a leaf left
+        with no row is dropped. -#}
+    select
+      c.side, c.file_path, c.file_size, c.file_modified, c.file_partition, c.leaf_id,
+      sum(c.n_rows) as n_rows, sum(c.n_keys) as n_keys, sum(c.n_null_key_rows) as n_null_key_rows,
+      sum(c.h1_hi) as h1_hi, sum(c.h1_lo) as h1_lo, sum(c.h2_hi) as h2_hi, sum(c.h2_lo) as h2_lo,
+      bool_or(c.rehashed) as rehashed
+    from (
+      with
+      {{ table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges,
+          table_diff._leaf_plan(spec, ranges, leaf_count), files=files) }}
+      select side, {{ cols }}, true as rehashed from source_blocks
+      union all
+      select side, {{ cols }}, true as rehashed from target_blocks
+      {%- if keep %}
+      union all
+      select side, {{ stored_cols }}, false as rehashed from {{ previous['relation'] }}
+      where {{ keep | join(' or ') }}
+      {%- endif %}
+    ) as c
+    group by c.side, c.file_path, c.file_size, c.file_modified, c.file_partition, c.leaf_id
+    having sum(c.n_rows) <> 0 or sum(c.h1_hi) <> 0 or sum(c.h1_lo) <> 0 or sum(c.h2_hi) <> 0 or sum(c.h2_lo) <> 0
   ) as u
 {% endmacro %}
