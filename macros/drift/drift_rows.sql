@@ -22,7 +22,12 @@
       'check_duplicate_keys', 'quick_check', 'keys_only', names['source'] ~ '_as_of', names['target'] ~ '_as_of',
       'thresholds', 'column_map', 'tolerance']) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
-  {% do table_diff._require_relation(names['macro'], names['target'], target) %}
+  {#- A list of targets: each replica of the source checked against it, the source read once for
+      the shared whole-table signatures (ADR 0028). -#}
+  {% set replicas = table_diff._replica_targets(names['macro'], target, names['target']) %}
+  {% if replicas is none %}
+    {% do table_diff._require_relation(names['macro'], names['target'], target) %}
+  {% endif %}
   {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,
       strategy, block_count, block_size, none, none, none, max_diff_rows, normalize, check_duplicate_keys, keys_only, column_map, tolerance) %}
   {% do opts.update({'source_as_of': source_as_of, 'target_as_of': target_as_of}) %}
@@ -32,6 +37,10 @@
   {% endif %}
   {% set limits = table_diff._check_thresholds(names['macro'], thresholds) %}
   {% do table_diff._sample_rows_var(names['macro']) %}
+  {% if replicas is not none %}
+    {% do table_diff._check_replica_options(names['macro'], opts, names['target']) %}
+    {% do opts.update({'replicas': replicas}) %}
+  {% endif %}
   {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names, quick_check, limits)) }}
 {% endmacro %}
 
@@ -47,6 +56,9 @@
 {% macro spark__drift_rows(source, target, opts, names, quick_check=true, limits=none) %}
   {% if not execute %}
     {{ return("select cast(null as string) as diff_type where false") }}
+  {% endif %}
+  {% if opts.get('replicas') %}
+    {{ return(table_diff._drift_rows_replicas(source, opts, names, quick_check, limits)) }}
   {% endif %}
   {% set spec = table_diff._resolve_spec(names['macro'], source, target, opts, names['source'], names['target']) %}
   {% set label = source ~ " vs " ~ target %}
@@ -71,6 +83,51 @@
     {% endif %}
     {% set whole_rows = [whole['source'][0], whole['target'][0]] %}
   {% endif %}
+  {{ return(table_diff._drift_rows_compare(spec, source, target, names, label, started_at, limits, whole_rows)) }}
+{% endmacro %}
+
+
+{% macro _drift_rows_replicas(source, opts, names, quick_check, limits) %}
+  {#- drift_rows against a list of replicas (ADR 0028): the replicas are resolved as a replica set's
+      are (the same key and compared columns as the first, else an error naming the replica before
+      any scan); one query computes the whole-table signatures of the source and every replica, so
+      identical replicas cost one read each and the source one read in all; each replica that
+      differs (or every replica, without the quick check) is then diffed as drift_rows diffs one
+      target. The rows carry `target_name` first, the replica's table name. -#}
+  {% set shared = table_diff._resolve_replicas(names['macro'], source, opts['replicas'], opts, names['source'], names['target']) %}
+  {% set started_at = table_diff._run_started_at() %}
+  {% set whole = {} %}
+  {% if quick_check and not shared.get('check_duplicate_keys') %}
+    {% set sides = [['source', source]] %}
+    {% for r in opts['replicas'] %}{% do sides.append([shared['replicas'][loop.index0]['side'], r[1]]) %}{% endfor %}
+    {% for row in run_query(table_diff._whole_signature_sql(shared, sides=sides)).rows %}
+      {% do whole.update({row[0]: [row[2], row[5], row[6], row[7], row[8]]}) %}
+    {% endfor %}
+  {% endif %}
+  {% set parts = [] %}
+  {% for entry in shared['replicas'] %}
+    {% set target, spec = opts['replicas'][loop.index0][1], entry['spec'] %}
+    {% set label = source ~ " vs " ~ target %}
+    {% if whole and whole[entry['side']] == whole['source'] %}
+      {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ whole['source'][0]
+          ~ " rows each side; whole-table signatures equal, one read of " ~ source ~ " for " ~ shared['replicas'] | length ~ " replicas).", info=true) %}
+      {% do table_diff._note_drift_history(spec, 'completed', whole['source'][0], whole[entry['side']][0], none, 0, none) %}
+    {% else %}
+      {% set rows_sql = table_diff._drift_rows_compare(spec, source, target, names, label, started_at, limits,
+          [whole['source'][0], whole[entry['side']][0]] if whole else none) %}
+      {% do parts.append("select " ~ table_diff._sql_string(entry['name']) ~ " as target_name, d.* from (" ~ rows_sql ~ ") as d") %}
+    {% endif %}
+  {% endfor %}
+  {% if not parts %}
+    {{ return("select cast(null as string) as target_name, d.* from (" ~ table_diff._row_diff_select(shared['replicas'][0]['spec'], none) ~ ") as d") }}
+  {% endif %}
+  {{ return(parts | join('\nunion all\n')) }}
+{% endmacro %}
+
+
+{% macro _drift_rows_compare(spec, source, target, names, label, started_at, limits, whole_rows) %}
+  {#- The rows of drift_rows after its quick check: `whole_rows` [source rows, target rows] when the
+      whole-table signatures differed (every row compared), none for the leaf pass first. -#}
   {% if whole_rows is not none %}
     {#- One block, the whole table, differs: every row is compared, none needs a leaf. -#}
     {% set leaf_count = 1 %}
