@@ -215,23 +215,20 @@ def test_no_drift_against_a_list_of_replicas(built):
         spark,
         sizes,
         {"v", "d"},
-        lambda: holder.update(
-            run=built.run("test", "--store-failures", "--select", "drift_all drift_same")
-        ),
+        lambda: holder.update(run=built.run("test", "--store-failures", "--select", "drift_all")),
     )
     run = holder["run"]
-    assert run.status("drift_same") == "pass", run.describe()
     assert run.status("drift_all") == "fail", run.describe()
-    # the source once for the three signatures, then once more per drifted replica
-    assert reads == {
-        f"{schema}.src": 3.0,
-        f"{schema}.r_same": 1.0,
-        f"{schema}.r_drift": 2.0,
-        f"{schema}.r_other": 2.0,
-    }, reads
+    # each replica once for the shared signatures, a drifted one once more for its rows; the
+    # source once for the signatures, then at most once per drifted replica (Spark may reuse one
+    # scan of it for both drifted replicas' rows, which are one cached query)
+    assert reads.pop(f"{schema}.src") <= 3.0, reads
+    assert reads == {f"{schema}.r_same": 1.0, f"{schema}.r_drift": 2.0, f"{schema}.r_other": 2.0}
     assert any("r_same" in m and "identical" in m and "one read of" in m for m in run.messages), (
         run.messages
     )
+    same = built.run("test", "--select", "drift_same")
+    assert same.status("drift_same") == "pass", same.describe()
     stored = spark.table(run.node("drift_all").node.relation_name).collect()
     columns = [c for c in stored[0].asDict() if c != "target_name"]
     for replica in REPLICAS:
