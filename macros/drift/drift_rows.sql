@@ -22,7 +22,12 @@
       'check_duplicate_keys', 'quick_check', 'keys_only', names['source'] ~ '_as_of', names['target'] ~ '_as_of',
       'thresholds', 'column_map', 'tolerance']) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
-  {% do table_diff._require_relation(names['macro'], names['target'], target) %}
+  {#- A list of targets: each replica of the source checked against it, the source read once for
+      the shared whole-table signatures (ADR 0028). -#}
+  {% set replicas = table_diff._replica_targets(names['macro'], target, names['target']) %}
+  {% if replicas is none %}
+    {% do table_diff._require_relation(names['macro'], names['target'], target) %}
+  {% endif %}
   {% set opts = table_diff._check_options(names['macro'], primary_key, columns, exclude_columns, table_filter,
       strategy, block_count, block_size, none, none, none, max_diff_rows, normalize, check_duplicate_keys, keys_only, column_map, tolerance) %}
   {% do opts.update({'source_as_of': source_as_of, 'target_as_of': target_as_of}) %}
@@ -32,6 +37,10 @@
   {% endif %}
   {% set limits = table_diff._check_thresholds(names['macro'], thresholds) %}
   {% do table_diff._sample_rows_var(names['macro']) %}
+  {% if replicas is not none %}
+    {% do table_diff._check_replica_options(names['macro'], opts, names['target']) %}
+    {% do opts.update({'replicas': replicas}) %}
+  {% endif %}
   {{ return(adapter.dispatch('drift_rows', 'table_diff')(source, target, opts, names, quick_check, limits)) }}
 {% endmacro %}
 
@@ -47,6 +56,9 @@
 {% macro spark__drift_rows(source, target, opts, names, quick_check=true, limits=none) %}
   {% if not execute %}
     {{ return("select cast(null as string) as diff_type where false") }}
+  {% endif %}
+  {% if opts.get('replicas') %}
+    {{ return(table_diff._drift_rows_replicas(source, opts, names, quick_check, limits)) }}
   {% endif %}
   {% set spec = table_diff._resolve_spec(names['macro'], source, target, opts, names['source'], names['target']) %}
   {% set label = source ~ " vs " ~ target %}
@@ -71,6 +83,78 @@
     {% endif %}
     {% set whole_rows = [whole['source'][0], whole['target'][0]] %}
   {% endif %}
+  {% set found = table_diff._drift_rows_compare(spec, source, target, names, label, whole_rows) %}
+  {% if found['rows_sql'] is none %}
+    {{ return(table_diff._row_diff_select(spec, none)) }}
+  {% endif %}
+  {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
+  {% do table_diff.cache_view(view, found['rows_sql']) %}
+  {% set failing = table_diff._drift_rows_report(spec, source, target, names, label, started_at, limits, found, view) %}
+  select * from {{ view }}
+  {%- if limits %} where diff_type in ({{ failing | join(', ') }}){% endif %}
+{% endmacro %}
+
+
+{% macro _drift_rows_replicas(source, opts, names, quick_check, limits) %}
+  {#- drift_rows against a list of replicas (ADR 0028): the replicas are resolved as a replica set's
+      are (the same key and compared columns as the first, else an error naming the replica before
+      any scan); one query computes the whole-table signatures of the source and every replica, so
+      identical replicas cost one read each and the source one read in all; each replica that
+      differs (or every replica, without the quick check) is then diffed as drift_rows diffs one
+      target. The rows carry `target_name` first, the replica's table name. -#}
+  {% set shared = table_diff._resolve_replicas(names['macro'], source, opts['replicas'], opts, names['source'], names['target']) %}
+  {% set started_at = table_diff._run_started_at() %}
+  {% set whole = {} %}
+  {% if quick_check and not shared.get('check_duplicate_keys') %}
+    {% set sides = [['source', source]] %}
+    {% for r in opts['replicas'] %}{% do sides.append([shared['replicas'][loop.index0]['side'], r[1]]) %}{% endfor %}
+    {% for row in run_query(table_diff._whole_signature_sql(shared, sides=sides)).rows %}
+      {% do whole.update({row[0]: [row[2], row[5], row[6], row[7], row[8]]}) %}
+    {% endfor %}
+  {% endif %}
+  {% set parts, drifted = [], [] %}
+  {% for entry in shared['replicas'] %}
+    {% set target, spec = opts['replicas'][loop.index0][1], entry['spec'] %}
+    {% set label = source ~ " vs " ~ target %}
+    {% if whole and whole[entry['side']] == whole['source'] %}
+      {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ whole['source'][0]
+          ~ " rows each side; whole-table signatures equal" ~ ((", one read of " ~ source ~ " for " ~ shared['replicas'] | length ~ " replicas")
+              if shared['replicas'] | length > 1 else "") ~ ").", info=true) %}
+      {% do table_diff._note_drift_history(spec, 'completed', whole['source'][0], whole[entry['side']][0], none, 0, none) %}
+    {% else %}
+      {% set found = table_diff._drift_rows_compare(spec, source, target, names, label,
+          [whole['source'][0], whole[entry['side']][0]] if whole else none) %}
+      {% if found['rows_sql'] is not none %}
+        {% do parts.append("select " ~ table_diff._sql_string(entry['name']) ~ " as target_name, d.* from (" ~ found['rows_sql'] ~ ") as d") %}
+        {% do drifted.append([entry, target, label, found]) %}
+      {% endif %}
+    {% endif %}
+  {% endfor %}
+  {% if not parts %}
+    {{ return("select cast(null as string) as target_name, d.* from (" ~ table_diff._row_diff_select(shared['replicas'][0]['spec'], none) ~ ") as d") }}
+  {% endif %}
+  {#- One cached view for every drifted replica's rows: Spark does not substitute a cached view
+      defined with CTEs into a query that already holds another's, so a union of one cached view
+      per replica would read the later replicas' tables again. -#}
+  {% set view = 'td_cache_drift_' ~ local_md5(source ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
+  {% do table_diff.cache_view(view, parts | join('\nunion all\n')) %}
+  {% set conditions = [] %}
+  {% for entry, target, label, found in drifted %}
+    {% set name = table_diff._sql_string(entry['name']) %}
+    {% set failing = table_diff._drift_rows_report(entry['spec'], source, target, names, label, started_at, limits, found,
+        "(select * from " ~ view ~ " where target_name = " ~ name ~ ") as td_r") %}
+    {% do conditions.append("(target_name = " ~ name ~ (" and diff_type in (" ~ failing | join(', ') ~ ")" if limits else "") ~ ")") %}
+  {% endfor %}
+  {{ return("select * from " ~ view ~ " where " ~ conditions | join(' or ')) }}
+{% endmacro %}
+
+
+{% macro _drift_rows_compare(spec, source, target, names, label, whole_rows) %}
+  {#- The query of drift_rows' differing rows after its quick check: `whole_rows` [source rows,
+      target rows] when the whole-table signatures differed (every row compared), none for the leaf
+      pass first. {'rows_sql': the query, or none when the leaf pass found the tables identical
+      (logged and recorded), 'sig': [source rows, target rows, leaves differing, their ids],
+      'leaf_count', 'whole'}. -#}
   {% if whole_rows is not none %}
     {#- One block, the whole table, differs: every row is compared, none needs a leaf. -#}
     {% set leaf_count = 1 %}
@@ -120,7 +204,7 @@
     {% do log("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": identical (" ~ sig[0] ~ " rows each side, "
         ~ leaf_count ~ " blocks compared).", info=true) %}
     {% do table_diff._note_drift_history(spec, 'completed', sig[0], sig[1], leaf_count, 0, none) %}
-    {{ return(table_diff._row_diff_select(spec, none)) }}
+    {{ return({'rows_sql': none}) }}
   {% endif %}
   {% set ranges_from %}
     {%- if spec['strategy'] == 'range' -%}
@@ -140,8 +224,16 @@
     {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(sig[2] | int, leaf_count), keys_view) }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endset %}
-  {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
-  {% do table_diff.cache_view(view, rows_sql) %}
+  {{ return({'rows_sql': rows_sql, 'sig': sig, 'leaf_count': leaf_count, 'whole': whole_rows is not none}) }}
+{% endmacro %}
+
+
+{% macro _drift_rows_report(spec, source, target, names, label, started_at, limits, found, view) %}
+  {#- After the differing rows of `found` (_drift_rows_compare) are cached in `view` (a relation or
+      a FROM item): the counts per kind, the log line with the most changed columns and sample
+      rows, the check that no side moved during the run, the history row, the errors of a moved
+      side or a result cut short, and the limits. Returns the failing kinds as SQL strings. -#}
+  {% set sig, leaf_count = found['sig'], found['leaf_count'] %}
   {% set counts = {'added': 0, 'deleted': 0, 'modified': 0, 'duplicate_key': 0} %}
   {% set duplicate_source_rows = [0] %}
   {% for row in run_query("select diff_type, count(*), count_if(side = 'source') from " ~ view ~ " group by diff_type").rows %}
@@ -161,7 +253,7 @@
       ~ counts['duplicate_key'] ~ " duplicate-key rows"
       ~ (" (stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ": there may be more)" if total >= spec['max_diff_rows'] else "")
       ~ ("; most changed columns: " ~ table_diff._column_changes_text(changes, matched_keys) if changes else "")
-      ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ ("whole-table signatures differ, every row compared." if whole_rows is not none
+      ~ "; rows " ~ sig[0] ~ " vs " ~ sig[1] ~ ", " ~ ("whole-table signatures differ, every row compared." if found['whole']
           else sig[2] ~ " of " ~ leaf_count ~ " blocks differ.")
       ~ " The failing rows carry diff_type and changed_columns; `dbt test --store-failures` keeps them in a table."
       ~ (("\nFirst rows of each kind (" ~ names['source'] ~ " -> " ~ names['target'] ~ "):\n"
@@ -199,8 +291,7 @@
   {% endif %}
   {% set failing = ["''"] %}
   {% for kind in over %}{% do failing.append(table_diff._sql_string(kind)) %}{% endfor %}
-  select * from {{ view }}
-  {%- if limits %} where diff_type in ({{ failing | join(', ') }}){% endif %}
+  {{ return(failing) }}
 {% endmacro %}
 
 

@@ -19,23 +19,23 @@
 {% endmacro %}
 
 
-{% macro _replica_targets(macro_name, target) %}
+{% macro _replica_targets(macro_name, target, arg='target') %}
   {#- [[name, relation], ...] of a list of replicas (names: the relations' identifiers, lower
       case), or none for a single target. Checked without the warehouse. -#}
   {% if not table_diff._is_relation_list(target) %}
     {{ return(none) }}
   {% endif %}
   {% if target | length == 0 %}
-    {{ table_diff._fail(macro_name, 'target', '[]', "a relation, or a list of at least one replica",
-        "Pass target=source('replica', 'orders'), or target=[source('r1', 'orders'), source('r2', 'orders')].") }}
+    {{ table_diff._fail(macro_name, arg, '[]', "a relation, or a list of at least one replica",
+        "Pass " ~ arg ~ "=source('replica', 'orders'), or " ~ arg ~ "=[source('r1', 'orders'), source('r2', 'orders')].") }}
   {% endif %}
   {% set out, seen = [], [] %}
   {% for relation in target %}
-    {% do table_diff._require_relation(macro_name, 'target', relation) %}
+    {% do table_diff._require_relation(macro_name, arg, relation) %}
     {% set name = relation.identifier | lower %}
     {#- At parse time ref() and source() name the calling model: names are checked when it runs. -#}
     {% if execute and name in seen %}
-      {{ table_diff._fail(macro_name, 'target', relation, "replicas with different table names (" ~ seen | join(', ') ~ " so far)",
+      {{ table_diff._fail(macro_name, arg, relation, "replicas with different table names (" ~ seen | join(', ') ~ " so far)",
           "Two replicas are named '" ~ name ~ "': each replica's models are named after its table (NAME__" ~ name
           ~ "__summary). Diff a view of one of them under another name, or scaffold a separate pair for it.") }}
     {% endif %}
@@ -46,20 +46,20 @@
 {% endmacro %}
 
 
-{% macro _check_replica_options(macro_name, opts) %}
+{% macro _check_replica_options(macro_name, opts, arg='target') %}
   {#- Options a replica set cannot take: one target version, the changes track, a repair. -#}
   {% if opts.get('track') %}
     {{ table_diff._fail(macro_name, 'track', 'true', "track without a list of targets",
         "The changes track keeps one target's file signatures (ADR 0019); scaffold a tracked pair per replica instead.") }}
   {% endif %}
   {% if opts.get('target_as_of') is not none %}
-    {{ table_diff._fail(macro_name, 'target_as_of', opts.get('target_as_of'), "no target_as_of with a list of targets",
+    {{ table_diff._fail(macro_name, arg ~ '_as_of', opts.get('target_as_of'), "no " ~ arg ~ "_as_of with a list of " ~ arg,
         "A version belongs to one table; scaffold a separate pair for the replica read at a version.") }}
   {% endif %}
 {% endmacro %}
 
 
-{% macro _resolve_replicas(macro_name, source, replicas, opts) %}
+{% macro _resolve_replicas(macro_name, source, replicas, opts, source_arg='source', target_arg='target') %}
   {#- The shared spec of a replica set: the first replica's pair spec with `target` naming the
       replicas, the key's and columns' `target_<i>_type`, every side's pin and projection, and
       `replicas` [{name, side, target, spec}] (each replica's own pair spec). Warehouse checks
@@ -67,7 +67,7 @@
       (names, comparison types) differ from the first's is refused. -#}
   {% set specs = [] %}
   {% for name, relation in replicas %}
-    {% do specs.append(table_diff._resolve_spec(macro_name, source, relation, opts, target_arg='target (replica ' ~ name ~ ')')) %}
+    {% do specs.append(table_diff._resolve_spec(macro_name, source, relation, opts, source_arg, target_arg ~ ' (replica ' ~ name ~ ')')) %}
   {% endfor %}
   {% set first_spec = specs[0] %}
   {% for spec in specs[1:] %}
@@ -86,10 +86,11 @@
         {% endif %}
       {% endfor %}
       {% if ns.column is not none %}
-        {{ table_diff._fail(macro_name, 'target', spec['target'], "replicas with the key and compared columns of the first replica "
+        {{ table_diff._fail(macro_name, target_arg, spec['target'], "replicas with the key and compared columns of the first replica "
             ~ first_spec['target'] ~ " (" ~ part ~ " " ~ want | join(', ') ~ ")",
             "Replica " ~ name ~ " differs in " ~ part ~ " at column " ~ ns.column ~ ". Scaffold a separate pair for "
-            ~ name ~ " (table-diff scaffold pair NAME_" ~ name ~ " --source ... --target ...).") }}
+            ~ name ~ (" (table-diff scaffold pair NAME_" ~ name ~ " --source ... --target ...)." if target_arg == 'target'
+                      else ", or give it a no_drift test of its own.")) }}
       {% endif %}
     {% endfor %}
   {% endfor %}

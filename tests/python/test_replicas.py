@@ -104,6 +104,10 @@ def _sorted(rows: list[dict]) -> list[tuple]:
 def test_each_replica_is_its_pair(built, replica):
     """A replica's rows in the set's row diff and summary are its separate pair's, and the
     counts are the oracle's."""
+    _assert_is_its_pair(built, replica)
+
+
+def _assert_is_its_pair(built, replica: str) -> None:
     where = f"target_name = '{replica}'"
     assert _sorted(_rows(built, "rs__row_diff", where)) == _sorted(
         _rows(built, f"p_{replica}__row_diff")
@@ -149,6 +153,89 @@ def test_source_read_once(built):
         ).assert_success(),
     )
     assert separate[f"{schema}.src"] == 3.0, separate
+
+
+def test_identical_replicas_take_the_quick_check(built):
+    """quick_check 'auto' judges each replica on its own: after a run that found r_same identical
+    and the others drifted, the next signature pass takes r_same's whole-table signature while the
+    source and the drifted replicas are grouped into leaves, in one read of each table, and every
+    replica's answer is still its pair's."""
+    spark, schema = built.spark, built.schema
+    sizes = {f"{schema}.{t}": spark.table(f"`{schema}`.{t}").count() for t in ("src", *REPLICAS)}
+    # the module's first build (the fixture) found r_same identical
+    reads = full_reads(
+        spark,
+        sizes,
+        {"v", "d"},
+        lambda: built.run("run", "--select", "rs__block_hashes").assert_success(),
+    )
+    assert reads == {t: 1.0 for t in sizes}, reads
+    hashes = built.relation("rs__block_hashes")
+    shape = {
+        r["side"]: (r["whole"], r["leaves"])
+        for r in spark.sql(
+            "select side, count_if(leaf_id is null) as whole,"
+            f" count_if(leaf_id is not null) as leaves from {hashes} group by side"
+        ).collect()
+    }
+    # r_same is target_1 (REPLICAS' order): one whole-table row; the others: leaves only
+    assert shape["target_1"] == (1, 0), shape
+    assert all(w == 0 and n > 0 for s, (w, n) in shape.items() if s != "target_1"), shape
+    built.run(
+        "build", "--select", "rs__block_hashes+", "--exclude", "rs__block_hashes"
+    ).assert_success()
+    for replica in REPLICAS:
+        _assert_is_its_pair(built, replica)
+    [same] = _rows(built, "rs__summary", "target_name = 'r_same'")
+    assert same["is_identical"] is True, same
+
+
+def test_no_drift_against_a_list_of_replicas(built):
+    """no_drift with a list in compare_to: one shared whole-table signature pass (the source read
+    once for all three replicas), then each drifted replica diffed as one compare_to is; the
+    failing rows carry target_name and equal each replica's pair's row diff."""
+    spark, schema = built.spark, built.schema
+    sources = built.root / "models" / "pairs" / "_gen__sources.yml"
+    listed = ", ".join(f"\"source('gen', '{r}')\"" for r in REPLICAS)
+    sources.write_text(
+        sources.read_text().replace(
+            "      - name: src\n",
+            "      - name: src\n        data_tests:\n"
+            f"          - table_diff.no_drift:\n              name: drift_all\n"
+            f"              arguments:\n                compare_to: [{listed}]\n"
+            "                primary_key: id\n"
+            "          - table_diff.no_drift:\n              name: drift_same\n"
+            "              arguments:\n                compare_to: [\"source('gen', 'r_same')\"]\n"
+            "                primary_key: id\n",
+        )
+    )
+    sizes = {f"{schema}.{t}": spark.table(f"`{schema}`.{t}").count() for t in ("src", *REPLICAS)}
+    holder = {}
+    reads = full_reads(
+        spark,
+        sizes,
+        {"v", "d"},
+        lambda: holder.update(run=built.run("test", "--store-failures", "--select", "drift_all")),
+    )
+    run = holder["run"]
+    assert run.status("drift_all") == "fail", run.describe()
+    # each replica once for the shared signatures, a drifted one once more for its rows; the
+    # source once for the signatures, then at most once per drifted replica (Spark may reuse one
+    # scan of it for both drifted replicas' rows, which are one cached query)
+    assert reads.pop(f"{schema}.src") <= 3.0, reads
+    assert reads == {f"{schema}.r_same": 1.0, f"{schema}.r_drift": 2.0, f"{schema}.r_other": 2.0}
+    assert any("r_same" in m and "identical" in m and "one read of" in m for m in run.messages), (
+        run.messages
+    )
+    same = built.run("test", "--select", "drift_same")
+    assert same.status("drift_same") == "pass", same.describe()
+    stored = spark.table(run.node("drift_all").node.relation_name).collect()
+    columns = [c for c in stored[0].asDict() if c != "target_name"]
+    for replica in REPLICAS:
+        mine = [{c: r[c] for c in columns} for r in stored if r["target_name"] == replica]
+        pair = _rows(built, f"p_{replica}__row_diff")
+        assert _sorted(mine) == _sorted([{c: r[c] for c in columns} for r in pair]), replica
+    assert {r["target_name"] for r in stored} == {"r_drift", "r_other"}
 
 
 def test_bad_replica_sets_fail_before_any_scan(project):
