@@ -133,12 +133,15 @@ lint-sql: check-java venv lakehouse-jars integration
 
 # Two pytest workers (pytest-xdist), each with its own SparkSession, metastore and warehouse under
 # its own tmp dir; whole files per worker (--dist loadfile), so a module's fixtures are built once.
+# The slowest files are handed out first (conftest.py's HEAVY_MODULES; --no-loadscope-reorder keeps
+# that order instead of xdist's, by number of tests), so no long file starts when the other worker
+# is nearly done.
 # Most of a test is dbt's single-threaded Python (parse, compile, Jinja), so two workers overlap
 # well even on two cores: the suite took 37 min this way against about 45 min serially (stop 33).
 # PYTEST_WORKERS=0 runs it in one process.
 PYTEST_WORKERS ?= 2
 pytest: check-java venv lakehouse-jars browser
-	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile
+	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The integration project builds on the `lakehouse` target (Delta + Iceberg on); `make demo` uses the
 # same project's `embedded` target, plain parquet.

@@ -2,12 +2,12 @@
 
 ``python _pair_child.py CONF_JSON PROJECT_DIR [steps]``, the steps run in this order:
 
-* ``--sql STMT`` (repeatable): statements before anything else;
 * ``--read SUMMARY_RELATION``: the pair as :func:`dbt_table_diff.report.read_pair` reads it (the
-  state the previous child left), with each table's format and current Delta version, and the
-  run history (``table_diff_runs``: status, unfinished) beside it;
+  state the previous child left, before this one writes anything), with each table's format and
+  current Delta version, and the run history (``table_diff_runs``: status, unfinished) beside it;
 * ``--reader MODEL``: a build of MODEL, a model reading the pair through
   ``table_diff.pair_output``, and its rows (``id``, ``diff_type``);
+* ``--sql STMT`` (repeatable): statements before the builds;
 * ``--build``: one complete ``dbt build --select SELECT``; ``--read-after-build SUMMARY`` reads
   the pair then (and MODEL's rows, with ``--reader``);
 * ``--probe-vars JSON --probe-select SEL``: a build that is expected to fail (its messages);
@@ -116,8 +116,6 @@ def main() -> int:
 
     spark = get_session(json.loads(args.conf))
     spark.sparkContext.setLogLevel("ERROR")
-    for stmt in args.sql:
-        spark.sql(stmt)
 
     from dbt.cli.main import dbtRunner
 
@@ -133,6 +131,8 @@ def main() -> int:
     if args.reader:
         result = dbtRunner().invoke(["build", "--select", args.reader, *common])
         emit("reader", success=bool(result.success), rows=reader_rows() if result.success else None)
+    for stmt in args.sql:
+        spark.sql(stmt)
     if args.build:
         result = dbtRunner().invoke(["build", "--select", args.select, *common])
         emit("build", success=bool(result.success))

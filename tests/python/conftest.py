@@ -3,7 +3,8 @@
 * ``spark``: a session-scoped local SparkSession with its own Derby metastore and warehouse under
   pytest's tmp dir. Derby admits one JVM per metastore directory. ``make pytest`` runs two
   pytest-xdist workers; each is its own process with its own tmp dir, hence its own session,
-  metastore and warehouse, and takes whole files (``--dist loadfile``).
+  metastore and warehouse, and takes whole files (``--dist loadfile``), the heaviest first
+  (:data:`HEAVY_MODULES`, with ``--no-loadscope-reorder``).
 * ``dbt_project_factory``: writes a throwaway dbt project plus a ``method: session`` profile whose
   ``server_side_parameters`` are exactly the fixture's Spark conf, so dbt-spark's
   ``SparkSession.builder...getOrCreate()`` returns the *same* session the tests hold. dbt runs
@@ -44,6 +45,34 @@ os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 os.environ.setdefault("DBT_NO_VERSION_CHECK", "true")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# The slowest modules, slowest first (their fixtures build pairs in child JVMs or run seeded
+# sequences of builds; minutes each against seconds for most others). Under xdist they are handed
+# out first, the rest after them in collection order: whole files go to whichever worker is free,
+# so a heavy file started last would leave the other worker idle while it runs. xdist's own order
+# (by the number of tests, without --no-loadscope-reorder) started these in the middle of the run.
+# An order only: a module missing here or listed out of date costs balance, never a test.
+HEAVY_MODULES = (
+    "test_track.py",
+    "test_killed_run.py",
+    "test_diff_property.py",
+    "test_column_stats.py",
+    "test_merge.py",
+    "test_pinned.py",
+    "test_formats.py",
+    "test_preview.py",
+    "test_repair.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, HEAVY_MODULES' tests first (a stable sort: each module's own order is
+    kept). Every worker sorts alike, so their collections stay identical, as xdist requires."""
+    if not hasattr(config, "workerinput"):
+        return
+    rank = {name: i for i, name in enumerate(HEAVY_MODULES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
 
 # Confs that matter for every test. Static ones (master, warehouse, metastore) only take effect when
 # the JVM starts; dbt's getOrCreate passes them again and Spark ignores them (same values anyway).
