@@ -84,19 +84,27 @@
 {% macro _track_previous(spec) %}
   {#-
     The previous run's file signatures, or why there are none to reuse: {'relation': the table to
-    read them from or none, 'reason': none or why every file is hashed again}. When building, this
-    model's table is first renamed `<this>__prev` (metadata only), so the new state can be written
-    under the model's name while the old one is read; a run stopped after the rename leaves the old
-    state there, and the next run reads it. A state is trusted only when whole (its row count equals
-    the count it recorded, one run wrote it) and on the current layout.
+    read them from or none, 'reason': none or why every file is hashed again}. On Delta (the table
+    is Delta and the package writes Delta: ADR 0015) the new state replaces the old in one commit,
+    `create or replace table <this> ... as select` reading the old version of itself, so the track
+    advances in one commit and a stopped run leaves the old state whole under the model's name.
+    Otherwise, when building, this model's table is first renamed `<this>__prev` (metadata only),
+    so the new state can be written under the model's name while the old one is read; a run
+    stopped after the rename leaves the old state there, and the next run reads it. A state is
+    trusted only when whole (its row count equals the count it recorded, one run wrote it) and on
+    the current layout.
   -#}
   {% set prev = table_diff._sibling(this, '__prev') %}
   {% set current, old = table_diff._existing(this), table_diff._existing(prev) %}
   {% set ns = namespace(rel=current or old) %}
+  {% set in_place = current is not none and current.type == 'table' and current.is_delta
+      and table_diff._output_file_format() == 'delta' %}
   {% if table_diff._track_building() and current is not none %}
     {% if old is not none %}{% do adapter.drop_relation(old) %}{% endif %}
-    {% do adapter.rename_relation(current, prev) %}
-    {% set ns.rel = prev %}
+    {% if not in_place %}
+      {% do adapter.rename_relation(current, prev) %}
+      {% set ns.rel = prev %}
+    {% endif %}
   {% endif %}
   {% set replanned = spec['track_layout']['replanned'] %}
   {% if replanned %}{{ return({'relation': none, 'reason': 'new leaf layout: ' ~ replanned}) }}{% endif %}

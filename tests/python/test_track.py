@@ -718,9 +718,10 @@ def test_track_on_delta_after_random_changes_equals_the_full_diff(track_project,
 
 def test_track_keeps_its_state_when_the_package_tables_are_delta(track_project, lakehouse):
     """With the package's tables on Delta (`table_diff_file_format: delta`, what `auto` gives a
-    session with Delta), the changes track still renames its state to `<this>__prev` and writes
-    the new one (ADR 0015 beside 0019): a second run reuses every stored signature, a changed
-    side is re-read in part, and every answer equals the untracked twin's."""
+    session with Delta), the changes track replaces its state in one commit, reading the old
+    version of the table it replaces (ADR 0015 beside 0019), with no `<this>__prev` left: a second
+    run reuses every stored signature, a changed side is re-read in part, and every answer equals
+    the untracked twin's."""
     p, spark, schema = track_project, track_project.spark, track_project.schema
     for side in ("tdl_source", "tdl_target"):
         spark.sql(f"drop table if exists `{schema}`.{side}")
@@ -741,8 +742,12 @@ def test_track_keeps_its_state_when_the_package_tables_are_delta(track_project, 
     s = _same_answers(p, "tdl")
     assert s["track_hashed_whole_source"] is None and s["track_hashed_whole_target"] is None
     assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (0, 4)
-    # The previous state, renamed, is a Delta table too; the new one is whole.
-    assert p.table_provider("tdl__file_hashes__prev") == "delta"
+    # One commit per run, the first run's and this run's replace of it: nothing renamed (a rename
+    # and a create would leave the state table with one commit).
+    state = p.relation("tdl__file_hashes")
+    history = spark.sql(f"describe history {state}").orderBy("version").collect()
+    assert [h["operation"] for h in history] == ["CREATE OR REPLACE TABLE AS SELECT"] * 2, history
+    assert not spark.catalog.tableExists(f"{schema}.tdl__file_hashes__prev")
 
     spark.sql(
         f"insert into `{schema}`.tdl_target select /*+ COALESCE(1) */ * from values "
