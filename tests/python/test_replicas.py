@@ -290,6 +290,28 @@ def test_bad_replica_sets_fail_before_any_scan(project):
     assert "two replicas are named 'r_same'" in run.message("dup__ranges").lower()
     with pytest.raises(ScaffoldError, match="two replicas are named 'r_same'"):
         render_pair(_opts("dup", ("r_same", "r_same")))
+    # no_drift with a list: the same refusal, in the test's own argument names, before any scan
+    sources = built.root / "models" / "pairs" / "_gen__sources.yml"
+    sources.write_text(
+        sources.read_text().replace(
+            "      - name: src\n",
+            "      - name: src\n        data_tests:\n"
+            "          - table_diff.no_drift:\n              name: drift_bad\n"
+            "              arguments:\n                compare_to: [\"source('gen', 'r_same')\","
+            " \"source('gen', 'r_strkey')\"]\n                primary_key: id\n",
+        )
+    )
+    holder = {}
+    reads = full_reads(
+        spark,
+        sizes,
+        {"id", "v", "d", "x"},
+        lambda: holder.update(run=built.run("test", "--select", "drift_bad")),
+    )
+    message = holder["run"].assert_failure().message("drift_bad")
+    assert "table_diff.no_drift" in message and "r_strkey" in message, message
+    assert "'id' is bigint in" in message, message
+    assert set(reads.values()) == {0.0}, reads
 
 
 def test_scaffold_single_target_unchanged():
