@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 
-def rows_scanned(spark, compiled_sql: str, tables: tuple[str, ...]) -> int:
+def rows_scanned(
+    spark, compiled_sql: str, tables: tuple[str, ...], batch_scans: bool = False
+) -> int:
     """Run a compiled model query; the rows Spark's file scans of ``tables`` produced, from the
     scan nodes' own metrics over the executed adaptive plan (query stages, reused exchanges and
-    subqueries followed; each scan node counted once)."""
+    subqueries followed; each scan node counted once). ``batch_scans``: also every DataSource V2
+    scan (``BatchScanExec``: Iceberg's, its changelog's), whatever its table."""
     df = spark.sql(compiled_sql)
     df.collect()
     seen: set[int] = set()
@@ -29,8 +32,9 @@ def rows_scanned(spark, compiled_sql: str, tables: tuple[str, ...]) -> int:
         if name.endswith("QueryStageExec"):
             visit(node.plan())
             return
-        if name == "FileSourceScanExec" and any(
-            node.tableIdentifier().get().unquotedString().endswith(t) for t in tables
+        if (batch_scans and name == "BatchScanExec") or (
+            name == "FileSourceScanExec"
+            and any(node.tableIdentifier().get().unquotedString().endswith(t) for t in tables)
         ):
             total += node.metrics().get("numOutputRows").get().value()
         for child in seq(node.children()) + seq(node.subqueries()):

@@ -132,37 +132,14 @@ def _assert_is_its_pair(built, replica: str) -> None:
 
 
 def test_source_read_once(built):
-    """The set's signature pass reads the source once and each replica once (N+1 reads); the
-    three separate pairs read the source three times."""
+    """The set's signature pass reads the source once and each replica once (N+1 reads), also
+    when it mixes both kinds of signature: after the fixture's build found r_same identical and
+    the others drifted, quick_check 'auto' judges each replica on its own, so r_same takes the
+    whole-table signature while the source and the drifted replicas are grouped into leaves, in
+    one query. Every replica's answer is still its pair's. Three separate pairs read the source
+    three times."""
     spark, schema = built.spark, built.schema
     sizes = {f"{schema}.{t}": spark.table(f"`{schema}`.{t}").count() for t in ("src", *REPLICAS)}
-    # full table rewrites so the quick check ('auto', last run drifted) stays the leaf pass
-    reads = full_reads(
-        spark,
-        sizes,
-        {"v", "d"},
-        lambda: built.run("run", "--select", "rs__block_hashes").assert_success(),
-    )
-    assert reads == {t: 1.0 for t in sizes}, reads
-    separate = full_reads(
-        spark,
-        sizes,
-        {"v", "d"},
-        lambda: built.run(
-            "run", "--select", *(f"p_{r}__block_hashes" for r in REPLICAS)
-        ).assert_success(),
-    )
-    assert separate[f"{schema}.src"] == 3.0, separate
-
-
-def test_identical_replicas_take_the_quick_check(built):
-    """quick_check 'auto' judges each replica on its own: after a run that found r_same identical
-    and the others drifted, the next signature pass takes r_same's whole-table signature while the
-    source and the drifted replicas are grouped into leaves, in one read of each table, and every
-    replica's answer is still its pair's."""
-    spark, schema = built.spark, built.schema
-    sizes = {f"{schema}.{t}": spark.table(f"`{schema}`.{t}").count() for t in ("src", *REPLICAS)}
-    # the module's first build (the fixture) found r_same identical
     reads = full_reads(
         spark,
         sizes,
@@ -188,6 +165,15 @@ def test_identical_replicas_take_the_quick_check(built):
         _assert_is_its_pair(built, replica)
     [same] = _rows(built, "rs__summary", "target_name = 'r_same'")
     assert same["is_identical"] is True, same
+    separate = full_reads(
+        spark,
+        sizes,
+        {"v", "d"},
+        lambda: built.run(
+            "run", "--select", *(f"p_{r}__block_hashes" for r in REPLICAS)
+        ).assert_success(),
+    )
+    assert separate[f"{schema}.src"] == 3.0, separate
 
 
 def test_no_drift_against_a_list_of_replicas(built):

@@ -13,6 +13,7 @@ import datetime
 import shutil
 
 import pytest
+from plans import rows_scanned
 from test_track import BODY, _compiled, _pairs, _same_answers
 
 from dbt_table_diff.scaffold import write_pair
@@ -27,37 +28,8 @@ def track_project(dbt_project_factory):
 
 
 def _iceberg_rows_read(spark, compiled_sql: str) -> int:
-    """Run a compiled model query; rows produced by its Iceberg scans (BatchScanExec metrics over
-    the final adaptive plan, subqueries followed; each node once)."""
-    df = spark.sql(compiled_sql)
-    df.collect()
-    seen: set[int] = set()
-    total = 0
-
-    def seq(scala_seq):
-        return [scala_seq.apply(i) for i in range(scala_seq.size())]
-
-    def visit(node) -> None:
-        nonlocal total
-        if spark._jvm.System.identityHashCode(node) in seen:
-            return
-        seen.add(spark._jvm.System.identityHashCode(node))
-        name = node.getClass().getSimpleName()
-        if name == "AdaptiveSparkPlanExec":
-            visit(node.executedPlan())
-            return
-        if name.endswith("QueryStageExec"):
-            visit(node.plan())
-            return
-        if name == "BatchScanExec":
-            total += node.metrics().get("numOutputRows").get().value()
-        for child in seq(node.children()) + seq(node.subqueries()):
-            visit(child)
-        if name in ("ReusedExchangeExec", "ReusedSubqueryExec"):
-            visit(node.child())
-
-    visit(df._jdf.queryExecution().executedPlan())
-    return total
+    """Rows a compiled model query's Iceberg scans produced (its changelog's included)."""
+    return rows_scanned(spark, compiled_sql, (), batch_scans=True)
 
 
 def _snapshot(spark, table: str) -> int:
