@@ -138,10 +138,12 @@ lint-sql: check-java venv lakehouse-jars integration
 # is nearly done.
 # Most of a test is dbt's single-threaded Python (parse, compile, Jinja), so two workers overlap
 # well even on two cores: the suite took 37 min this way against about 45 min serially (stop 33).
-# PYTEST_WORKERS=0 runs it in one process.
+# PYTEST_WORKERS=0 runs it in one process. --durations=30 prints the 30 slowest test phases (setup,
+# call, teardown) at the end of every run, the only per-test timings CI keeps.
 PYTEST_WORKERS ?= 2
 pytest: check-java venv lakehouse-jars browser
-	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	  --durations=30
 
 # The integration project builds on the `lakehouse` target (Delta + Iceberg on); `make demo` uses the
 # same project's `embedded` target, plain parquet.

@@ -10,6 +10,7 @@ Spark's ANSI mode off and on. Partial runs (`max_diff_rows`) must never claim co
 from __future__ import annotations
 
 import dataclasses
+import shutil
 
 import pytest
 import yaml
@@ -29,7 +30,7 @@ from test_diff_property import (
 )
 
 from dbt_table_diff.report import KINDS, format_summary, read_pair
-from dbt_table_diff.scaffold import PairOptions
+from dbt_table_diff.scaffold import PairOptions, write_pair
 from dbt_table_diff.split import StaleRunError
 
 
@@ -194,13 +195,9 @@ select * from values
 """
 
 
-def _hand_pairs(project, pairs: dict[str, dict]):
-    """Build the hand pair under each name in ``pairs`` with its options, in one dbt run."""
-    spark, schema = project.spark, project.schema
-    for side, sql in (("source", HAND_SOURCE), ("target", HAND_TARGET)):
-        spark.sql(f"drop table if exists `{schema}`.hand_{side}")
-        spark.sql(f"create table `{schema}`.hand_{side} using parquet as {sql}")
-    opts = [
+def _hand_options(pairs: dict[str, dict]) -> list[PairOptions]:
+    """The hand pair under each name in ``pairs``, with its options."""
+    return [
         PairOptions(
             name=name,
             source="source('gen', 'hand_source')",
@@ -212,11 +209,30 @@ def _hand_pairs(project, pairs: dict[str, dict]):
         )
         for name, options in pairs.items()
     ]
-    return _build_pairs(project, opts, ["hand_source", "hand_target"])
 
 
-def test_hand_built_pair_stats_text_and_log(stats_project):
-    run = _hand_pairs(stats_project, {"hand": {}})
+# The hand pairs of the tests below, built once (one dbt run for the module, not one per test:
+# 2 fewer). hand_run is the plain pair again, for the test that replaces its statistics.
+HAND_PAIRS = {
+    "hand": {},
+    "hand_cut": {"max_diff_rows": 3},
+    "hand_keys": {"keys_only": True},
+    "hand_run": {},
+}
+
+
+@pytest.fixture(scope="module")
+def hand_build(stats_project):
+    """The hand tables and HAND_PAIRS built in one dbt run; its result."""
+    spark, schema = stats_project.spark, stats_project.schema
+    for side, sql in (("source", HAND_SOURCE), ("target", HAND_TARGET)):
+        spark.sql(f"drop table if exists `{schema}`.hand_{side}")
+        spark.sql(f"create table `{schema}`.hand_{side} using parquet as {sql}")
+    return _build_pairs(stats_project, _hand_options(HAND_PAIRS), ["hand_source", "hand_target"])
+
+
+def test_hand_built_pair_stats_text_and_log(stats_project, hand_build):
+    run = hand_build
     spark = stats_project.spark
     src = [r.asDict() for r in spark.table(f"`{stats_project.schema}`.hand_source").collect()]
     tgt = [r.asDict() for r in spark.table(f"`{stats_project.schema}`.hand_target").collect()]
@@ -249,7 +265,12 @@ def test_hand_built_pair_stats_text_and_log(stats_project):
     assert "                  id=4  name: '' -> NULL" in text
     assert "                  id=5  score: 3.0 -> 3.5" in text
     assert "more by key" not in text
-    log = next(m for m in run.messages if m.startswith("table_diff.column_stats"))
+    # hand's line (hand_run's is the same; hand_cut's says "partial"; hand_keys has no statistics)
+    log = next(
+        m
+        for m in run.messages
+        if m.startswith("table_diff.column_stats") and "changed columns: " in m
+    )
     assert (
         "changed columns: name 3 (42.86%), amount 1 (14.29%), score 1 (14.29%) of 7 matched keys"
         in log
@@ -352,11 +373,10 @@ def test_no_drift_names_the_most_changed_columns(stats_project, monkeypatch, ans
     assert SEEN["no_drift_messages"] > 0, SEEN
 
 
-def test_partial_and_key_only_hand_built_pairs(stats_project):
+def test_partial_and_key_only_hand_built_pairs(stats_project, hand_build):
     """max_diff_rows=3 on the hand pair (10 differing rows): every statistic says partial, the
     share and the matched keys are NULL, the counts are lower bounds, and the CLI says so. A
     key-only pair has no statistics row, and its summary and CLI text still read."""
-    _hand_pairs(stats_project, {"hand_cut": {"max_diff_rows": 3}, "hand_keys": {"keys_only": True}})
     spark = stats_project.spark
     stats = stats_project.rows("hand_cut__column_stats", order_by="column_position")
     assert [(r[0], r[3], r[4], r[5]) for r in stats] == [
@@ -381,9 +401,17 @@ def test_partial_and_key_only_hand_built_pairs(stats_project):
     assert "changed columns" not in text and "  added 2         id=9" in text, text
 
 
-def test_column_stats_of_another_run_are_refused(stats_project):
+def test_column_stats_of_another_run_are_refused(stats_project, hand_build):
     """ADR 0011: a summary refuses column statistics another run left; read_pair too."""
-    _hand_pairs(stats_project, {"hand_run": {}})
+    # hand_run was built by hand_build; a test since may have replaced models/pairs: its models
+    # again (no run), over the same tables.
+    pairs_dir = stats_project.root / "models" / "pairs"
+    shutil.rmtree(pairs_dir, ignore_errors=True)
+    write_pair(_hand_options({"hand_run": HAND_PAIRS["hand_run"]})[0], pairs_dir)
+    (pairs_dir / "_gen__sources.yml").write_text(
+        f"version: 2\nsources:\n  - name: gen\n    schema: {stats_project.schema}\n    tables:\n"
+        "      - name: hand_source\n      - name: hand_target\n"
+    )
     spark = stats_project.spark
     new_run = ["hand_run__ranges", "hand_run__block_hashes", "hand_run__block_split"]
     stats_project.run("run", "--select", *new_run, "hand_run__row_diff").assert_success()

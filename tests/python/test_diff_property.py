@@ -661,70 +661,101 @@ KEY_SHAPES = {
 }
 
 
-@pytest.mark.parametrize("shape", list(KEY_SHAPES))
-def test_sparse_fetch_skips_row_groups_of_key_ordered_tables(diff_project, shape):
-    """ADR 0010: on tables stored in key order (or partitioned by the key's first column), drift
-    among the newest keys makes the sparse row diff state its few runs of selected leaves as
-    literal ranges of the key's first column, which Spark pushes to the parquet reader (or prunes
-    partitions with): the final plan reads a fraction of the rows, and the same rows differ as when
-    the fetch finds them by leaf alone (var `table_diff_key_range_limit: 0`, every row read)."""
+# The row-fetch paths the key-range test compares: the fetch by literal key ranges, and by leaf
+# alone (every row read).
+KEY_RANGE_FETCHES = {
+    "key_ranges": {"table_diff_dense_leaf_share": 2.0},
+    "leaves_only": {"table_diff_dense_leaf_share": 2.0, "table_diff_key_range_limit": 0},
+}
+
+
+@pytest.fixture(scope="module")
+def key_range_builds(diff_project) -> dict[str, dict]:
+    """Every KEY_SHAPES pair built together, once per KEY_RANGE_FETCHES path: 2 dbt builds for
+    the seven shapes instead of 2 per shape (12 fewer). Per shape: the source's read partitions,
+    and per path the compiled row diff, its rows (key, type, changed columns) and the rows its
+    query scans of the two sides, taken before the next build; asserted by the test, per shape."""
     spark, schema = diff_project.spark, diff_project.schema
-    keys, literal = KEY_SHAPES[shape]
-    ids = ", ".join(["id"] + [f"{expr} as {name}" for name, expr in keys.items() if name != "id"])
-    body = f"select {ids}, concat('v', id) as v, id * 0.5 as d from range(8000)"
-    names = ", ".join(["id"] + [name for name in keys if name != "id"])
-    tables = {
-        f"kr_{shape}_source": body,
-        f"kr_{shape}_target": f"select {names}, if(id = 7990, 'changed', v) as v, d from ({body})"
-        f" where id != 7901 union all select {ids}, 'new', 1.0 from range(8000, 8001)",
-    }
-    layout = "partitioned by (day)" if shape == "partitioned" else ""
-    distribute = "" if layout else "/*+ repartition_by_range(8, id) */"
+    built: dict[str, dict] = {}
+    pairs, tables = [], []
     # Spark writes timestamps as INT96 by default, which parquet keeps no statistics for: nothing
     # could be skipped. TIMESTAMP_MICROS files have them.
     written_as = spark.conf.get("spark.sql.parquet.outputTimestampType")
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     try:
-        for table, query in tables.items():
-            spark.sql(f"drop table if exists `{schema}`.{table}")
-            spark.sql(
-                f"create table `{schema}`.{table} using parquet {layout} as select {distribute}"
-                f" * from ({query}) as q sort by id"
+        for shape, (keys, _) in KEY_SHAPES.items():
+            ids = ", ".join(
+                ["id"] + [f"{expr} as {name}" for name, expr in keys.items() if name != "id"]
+            )
+            body = f"select {ids}, concat('v', id) as v, id * 0.5 as d from range(8000)"
+            names = ", ".join(["id"] + [name for name in keys if name != "id"])
+            queries = {
+                f"kr_{shape}_source": body,
+                f"kr_{shape}_target": f"select {names}, if(id = 7990, 'changed', v) as v, d "
+                f"from ({body}) where id != 7901 union all select {ids}, 'new', 1.0 "
+                "from range(8000, 8001)",
+            }
+            layout = "partitioned by (day)" if shape == "partitioned" else ""
+            distribute = "" if layout else "/*+ repartition_by_range(8, id) */"
+            for table, query in queries.items():
+                spark.sql(f"drop table if exists `{schema}`.{table}")
+                spark.sql(
+                    f"create table `{schema}`.{table} using parquet {layout} as select "
+                    f"{distribute} * from ({query}) as q sort by id"
+                )
+            tables += list(queries)
+            built[shape] = {
+                "partitions": spark.sql(
+                    f"select * from `{schema}`.kr_{shape}_source"
+                ).rdd.getNumPartitions(),
+                "scanned": tuple(f"{schema}.{t}" for t in queries),
+            }
+            pairs.append(
+                PairOptions(
+                    name=f"kr_{shape}",
+                    source=f"source('gen', 'kr_{shape}_source')",
+                    target=f"source('gen', 'kr_{shape}_target')",
+                    primary_key=tuple(keys),
+                    block_count=8,
+                    compare_unit_size=100,
+                )
             )
     finally:
         spark.conf.set("spark.sql.parquet.outputTimestampType", written_as)
-    assert spark.sql(f"select * from `{schema}`.kr_{shape}_source").rdd.getNumPartitions() >= 2
-    scanned = tuple(f"{schema}.{t}" for t in tables)
-    opts = PairOptions(
-        name=f"kr_{shape}",
-        source=f"source('gen', 'kr_{shape}_source')",
-        target=f"source('gen', 'kr_{shape}_target')",
-        primary_key=tuple(keys),
-        block_count=8,
-        compare_unit_size=100,
-    )
-
-    def build(row_fetch):
-        _build_pairs(diff_project, [opts], list(tables), row_fetch)
-        compiled = _compiled(diff_project, f"kr_{shape}__row_diff")
-        rows = spark.table(diff_project.relation(f"kr_{shape}__row_diff")).collect()
-        diff = sorted(
-            (
-                r["id"] if "id" in keys else r["source__id"] or r["target__id"],
-                r["diff_type"],
-                tuple(r["changed_columns"]),
+    for path, row_fetch in KEY_RANGE_FETCHES.items():
+        _build_pairs(diff_project, pairs, tables, row_fetch)
+        for shape, (keys, _) in KEY_SHAPES.items():
+            compiled = _compiled(diff_project, f"kr_{shape}__row_diff")
+            rows = spark.table(diff_project.relation(f"kr_{shape}__row_diff")).collect()
+            diff = sorted(
+                (
+                    r["id"] if "id" in keys else r["source__id"] or r["target__id"],
+                    r["diff_type"],
+                    tuple(r["changed_columns"]),
+                )
+                for r in rows
             )
-            for r in rows
-        )
-        return compiled, diff
+            scanned = rows_scanned(spark, compiled, built[shape]["scanned"])
+            built[shape][path] = (compiled, diff, scanned)
+    return built
 
-    compiled, diff = build({"table_diff_dense_leaf_share": 2.0})
+
+@pytest.mark.parametrize("shape", list(KEY_SHAPES))
+def test_sparse_fetch_skips_row_groups_of_key_ordered_tables(key_range_builds, shape):
+    """ADR 0010: on tables stored in key order (or partitioned by the key's first column), drift
+    among the newest keys makes the sparse row diff state its few runs of selected leaves as
+    literal ranges of the key's first column, which Spark pushes to the parquet reader (or prunes
+    partitions with): the final plan reads a fraction of the rows, and the same rows differ as when
+    the fetch finds them by leaf alone (var `table_diff_key_range_limit: 0`, every row read)."""
+    _, literal = KEY_SHAPES[shape]
+    built = key_range_builds[shape]
+    assert built["partitions"] >= 2
+    compiled, diff, pruned = built["key_ranges"]
     assert diff == [(7901, "deleted", ()), (7990, "modified", ("v",)), (8000, "added", ())]
     assert literal in compiled, compiled  # the key ranges, as literals of the column's type
-    pruned = rows_scanned(spark, compiled, scanned)
-    compiled, same = build({"table_diff_dense_leaf_share": 2.0, "table_diff_key_range_limit": 0})
+    compiled, same, scanned = built["leaves_only"]
     assert same == diff and literal not in compiled
-    assert rows_scanned(spark, compiled, scanned) == 8000 + 8000  # every row of both sides
+    assert scanned == 8000 + 8000  # every row of both sides
     assert 0 < pruned <= 2 * 8000 // 4, pruned  # the last file or two (partitions) of each side
 
 
@@ -863,50 +894,69 @@ LEAF_KEY_SETS = {
 }
 
 
-@pytest.mark.parametrize("key_set", list(LEAF_KEY_SETS))
-def test_every_row_lands_in_the_leaf_its_key_range_names(diff_project, key_set):
-    """Leaves are PK ranges: block_hashes' per-leaf row counts equal a brute-force assignment of
-    every row (NULL keys included) to the leaf whose [lower_bound, upper_bound) holds its key.
-    A leaf function that were wrong but the same on both sides would still give a correct diff,
-    which is why the oracle test alone cannot catch it."""
-    key_types, way, keys_sql = LEAF_KEY_SETS[key_set]
-    spark, schema = diff_project.spark, diff_project.schema
-    src, tgt = f"leaf_{key_set}_source", f"leaf_{key_set}_target"
+def _leaf_key_set(key_set: str) -> tuple[list[str], str, str, str]:
+    """A LEAF_KEY_SETS entry's key column names, its key expression over alias ``t``, and its two
+    tables."""
+    key_types = LEAF_KEY_SETS[key_set][0]
     names = ["k"] if "," not in key_types else [f"k{i + 1}" for i in range(2)]
-    typed = ", ".join(
-        f"cast({n} as {t}) as {n}" for n, t in zip(names, key_types.split(","), strict=True)
-    )
-    nulls = ", ".join(f"cast(null as {t})" for t in key_types.split(","))
-    k = ", ".join(names)
     fields = ", ".join(f"'{n}', t.{n}" for n in names)
     key = f"t.{names[0]}" if len(names) == 1 else f"named_struct({fields})"
-    body = (
-        f"select {typed}, concat('v', {k}) as v from ({keys_sql}) as keys "
-        f"union all select {nulls}, 'null key' "
-        f"distribute by pmod(xxhash64({k}, 'disk'), 3) sort by xxhash64({k}, 'order')"
-    )
-    first = names[0]
-    for table, change in ((src, ""), (tgt, f" where {first} is null or pmod({first}, 7) != 3")):
-        spark.sql(f"drop table if exists `{schema}`.{table}")
-        spark.sql(
-            f"create table `{schema}`.{table} using parquet as select * from ({body}){change}"
+    return names, key, f"leaf_{key_set}_source", f"leaf_{key_set}_target"
+
+
+@pytest.fixture(scope="module")
+def leaf_builds(diff_project) -> dict[str, tuple[str, str]]:
+    """The tables of every LEAF_KEY_SETS entry and their pairs leaf_<key set>, built in one dbt
+    build (one instead of six); each pair's compiled block hashes file and SQL, read right after
+    it."""
+    spark, schema = diff_project.spark, diff_project.schema
+    pairs, tables = [], []
+    for key_set, (key_types, _, keys_sql) in LEAF_KEY_SETS.items():
+        names, _, src, tgt = _leaf_key_set(key_set)
+        typed = ", ".join(
+            f"cast({n} as {t}) as {n}" for n, t in zip(names, key_types.split(","), strict=True)
         )
-    name = f"leaf_{key_set}"
-    _build_pairs(
-        diff_project,
-        [
+        nulls = ", ".join(f"cast(null as {t})" for t in key_types.split(","))
+        k = ", ".join(names)
+        body = (
+            f"select {typed}, concat('v', {k}) as v from ({keys_sql}) as keys "
+            f"union all select {nulls}, 'null key' "
+            f"distribute by pmod(xxhash64({k}, 'disk'), 3) sort by xxhash64({k}, 'order')"
+        )
+        first = names[0]
+        for table, change in ((src, ""), (tgt, f" where {first} is null or pmod({first}, 7) != 3")):
+            spark.sql(f"drop table if exists `{schema}`.{table}")
+            spark.sql(
+                f"create table `{schema}`.{table} using parquet as select * from ({body}){change}"
+            )
+        tables += [src, tgt]
+        pairs.append(
             PairOptions(
-                name=name,
+                name=f"leaf_{key_set}",
                 source=f"source('gen', '{src}')",
                 target=f"source('gen', '{tgt}')",
                 primary_key=tuple(names),
                 compare_unit_size=10,
             )
-        ],
-        [src, tgt],
-    )
-    compiled = next((diff_project.root / "target" / "run").rglob(f"{name}__block_hashes.sql"))
-    sql = compiled.read_text()
+        )
+    _build_pairs(diff_project, pairs, tables)
+    run_dir = diff_project.root / "target" / "run"
+    compiled = {s: next(run_dir.rglob(f"leaf_{s}__block_hashes.sql")) for s in LEAF_KEY_SETS}
+    return {s: (str(path), path.read_text()) for s, path in compiled.items()}
+
+
+@pytest.mark.parametrize("key_set", list(LEAF_KEY_SETS))
+def test_every_row_lands_in_the_leaf_its_key_range_names(diff_project, leaf_builds, key_set):
+    """Leaves are PK ranges: block_hashes' per-leaf row counts equal a brute-force assignment of
+    every row (NULL keys included) to the leaf whose [lower_bound, upper_bound) holds its key.
+    A leaf function that were wrong but the same on both sides would still give a correct diff,
+    which is why the oracle test alone cannot catch it."""
+    _, way, _ = LEAF_KEY_SETS[key_set]
+    spark, schema = diff_project.spark, diff_project.schema
+    names, key, src, tgt = _leaf_key_set(key_set)
+    first = names[0]
+    name = f"leaf_{key_set}"
+    compiled, sql = leaf_builds[key_set]
     marker = {"grid": "td_g.__td_first", "search": "aggregate(sequence("}[way]
     assert marker in sql, f"{key_set}: expected the {way} leaf lookup in {compiled}"
     leaves = spark.table(diff_project.relation(f"{name}__ranges")).count()

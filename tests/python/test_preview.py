@@ -260,49 +260,18 @@ def test_pass_counts_are_the_scans_a_build_makes(pproject):
     pair: identical sides on a first run (leaf pass) and again (quick check), one changed row
     after an identical run (the quick check, then every row compared: ADR 0020), and the same
     drift again ('auto' skips the quick check) with the dense row fetch's narrow pass (var
-    table_diff_dense_leaf_share 0, given to the preview too)."""
+    table_diff_dense_leaf_share 0, given to the preview too).
+
+    A pair with column_map (the target stores id as key_id, v as val) and a tolerance on d (the
+    target's d moved within it) is built beside it in the two identical builds (one dbt build
+    each for both pairs, 2 fewer than building it on its own): the preview takes its options,
+    its passes are the scans of the build, and the build finds the sides identical."""
     spark = pproject.spark
     tables = {
         "source": _table(pproject, "pc_source", BODY),
         "target": _table(pproject, "pc_target", BODY),
     }
-    _pairs(
-        pproject,
-        [_pair("pc", "pc_source", "pc_target", block_count=8, compare_unit_size=100)],
-        ["pc_source", "pc_target"],
-    )
-    dense = ["--vars", '{"table_diff_dense_leaf_share": 0}']
-    measured = {}
-
-    def build(case: str, *extra: str) -> dict:
-        report, _ = _preview(pproject, "pc", *extra)
-        quick, drift = case.split("/")
-        want = report["passes"][quick][drift]
-        since = _last_ids(spark)[0]
-        pproject.run("build", "--select", "pairs", *extra).assert_success()
-        measured[case] = (_scans_since(spark, since, tables), {s: want[s] for s in tables})
-        return report
-
-    report = build("without_quick_check/identical")  # a first run groups leaves ('auto')
-    assert report["layout"]["leaf_count"] >= 8 and report["dense_leaves"] > 1, report["layout"]
-    build("with_quick_check/identical")
-    _table(
-        pproject, "pc_target", f"select id, if(id = 1234, 'changed', v) as v, d, day from ({BODY})"
-    )
-    build("with_quick_check/drifted_sparse")
-    build("without_quick_check/drifted_dense", *dense)
-    summary = spark.table(pproject.relation("pc__summary")).first()
-    assert summary["rows_modified"] == 1 and not summary["is_identical"]
-    wrong = {case: pair for case, pair in measured.items() if pair[0] != pair[1]}
-    assert wrong == {}, measured
-
-
-def test_a_mapped_pair_with_a_tolerance_scans_as_previewed(pproject):
-    """A pair with column_map (the target stores id as key_id, v as val) and a tolerance on d
-    (the target's d moved within it): the preview takes the options, its passes are the scans
-    of the build, and the build finds the sides identical."""
-    spark = pproject.spark
-    tables = {
+    mapped = {
         "source": _table(pproject, "cm_source", BODY),
         "target": _table(
             pproject,
@@ -313,19 +282,47 @@ def test_a_mapped_pair_with_a_tolerance_scans_as_previewed(pproject):
     options = {"column_map": {"key_id": "id", "val": "v"}, "tolerance": {"d": {"abs": 0.25}}}
     _pairs(
         pproject,
-        [_pair("cm", "cm_source", "cm_target", block_count=8, compare_unit_size=100, **options)],
-        ["cm_source", "cm_target"],
+        [
+            _pair("pc", "pc_source", "pc_target", block_count=8, compare_unit_size=100),
+            _pair("cm", "cm_source", "cm_target", block_count=8, compare_unit_size=100, **options),
+        ],
+        ["pc_source", "pc_target", "cm_source", "cm_target"],
     )
-    for case in ("without_quick_check/identical", "with_quick_check/identical"):
-        report, _ = _preview(pproject, "cm")
+    dense = ["--vars", '{"table_diff_dense_leaf_share": 0}']
+    measured = {}
+
+    def build(case: str, *extra: str, with_mapped: bool = False) -> dict:
+        report, _ = _preview(pproject, "pc", *extra)
         quick, drift = case.split("/")
-        since = _last_ids(spark)[0]
-        pproject.run("build", "--select", "pairs").assert_success()
         want = report["passes"][quick][drift]
-        assert _scans_since(spark, since, tables) == {s: want[s] for s in tables}, case
-        summary = spark.table(pproject.relation("cm__summary")).first()
-        assert summary["is_identical"] and summary["rows_modified"] == 0, case
-        assert summary["column_map"] == '{"key_id": "id", "val": "v"}'
+        if with_mapped:
+            mapped_report, _ = _preview(pproject, "cm")
+            mapped_want = mapped_report["passes"][quick][drift]
+        since = _last_ids(spark)[0]
+        select = "pairs" if with_mapped else "pc__ranges+"
+        pproject.run("build", "--select", select, *extra).assert_success()
+        measured[case] = (_scans_since(spark, since, tables), {s: want[s] for s in tables})
+        if with_mapped:
+            got = _scans_since(spark, since, mapped)
+            assert got == {s: mapped_want[s] for s in mapped}, case
+            summary = spark.table(pproject.relation("cm__summary")).first()
+            assert summary["is_identical"] and summary["rows_modified"] == 0, case
+            assert summary["column_map"] == '{"key_id": "id", "val": "v"}'
+        return report
+
+    # a first run groups leaves ('auto')
+    report = build("without_quick_check/identical", with_mapped=True)
+    assert report["layout"]["leaf_count"] >= 8 and report["dense_leaves"] > 1, report["layout"]
+    build("with_quick_check/identical", with_mapped=True)
+    _table(
+        pproject, "pc_target", f"select id, if(id = 1234, 'changed', v) as v, d, day from ({BODY})"
+    )
+    build("with_quick_check/drifted_sparse")
+    build("without_quick_check/drifted_dense", *dense)
+    summary = spark.table(pproject.relation("pc__summary")).first()
+    assert summary["rows_modified"] == 1 and not summary["is_identical"]
+    wrong = {case: pair for case, pair in measured.items() if pair[0] != pair[1]}
+    assert wrong == {}, measured
 
 
 def test_unsized_sides_are_counted_once_by_the_run(pproject):

@@ -444,14 +444,38 @@ def _identities(project, table: str) -> dict[str, tuple[int, int]]:
     }
 
 
-@pytest.mark.parametrize("seed", [11, 29])
-def test_track_after_random_changes_equals_the_full_diff(track_project, seed):
-    """Seeded random sequences of changes to either side (append a file, delete a file, rewrite a
-    file in place, rewrite the whole table): after each, the tracked pair equals its untracked
-    twin row for row, and it hashed exactly the files whose identity is new or changed."""
+PARQUET_CHANGES = ("append", "delete_file", "rewrite_file", "rewrite_table")
+# One seeded sequence of four writes that makes every kind of change, on both sides (the test
+# below checks it): 76 in place of seeds 11 and 29, three writes each (three cannot make four
+# kinds), whose kinds together were the same four: 11 rewrote the target whole, then deleted a
+# source file and appended to it; 29 rewrote a source file twice, then appended to it. 5 dbt
+# builds instead of 8 (each sequence: a first build, a build per write), every kind still made.
+PARQUET_SEED = 76
+
+
+def _parquet_sequence(seed: int) -> list[tuple[str, str, int]]:
+    """The seeded sequence of (side, change, key) the parquet random-change test makes; ``key``
+    also picks the data file a file change takes (by position among the sorted files)."""
     import random
 
     rnd = random.Random(seed)
+    return [
+        (rnd.choice(["source", "target"]), rnd.choice(PARQUET_CHANGES), rnd.randrange(2000))
+        for _ in range(4)
+    ]
+
+
+def test_the_parquet_seed_makes_every_kind_of_change():
+    made = _parquet_sequence(PARQUET_SEED)
+    assert {change for _, change, _ in made} == set(PARQUET_CHANGES)
+    assert {side for side, _, _ in made} == {"source", "target"}
+
+
+def test_track_after_random_changes_equals_the_full_diff(track_project):
+    """A seeded random sequence of changes to either side (append a file, delete a file, rewrite a
+    file in place, rewrite the whole table): after each, the tracked pair equals its untracked
+    twin row for row, and it hashed exactly the files whose identity is new or changed."""
+    seed = PARQUET_SEED
     p, spark, schema = track_project, track_project.spark, track_project.schema
     names = {"source": f"tr{seed}_source", "target": f"tr{seed}_target"}
     for table in names.values():
@@ -462,26 +486,24 @@ def test_track_after_random_changes_equals_the_full_diff(track_project, seed):
     _build(p, pairs, tables)
     _same_answers(p, f"tr{seed}")
     next_key = 100_000
-    for step in range(3):
-        side = rnd.choice(["source", "target"])
+    for step, (side, change, key) in enumerate(_parquet_sequence(seed)):
         table = f"`{schema}`.{names[side]}"
         before = {s: _identities(p, names[s]) for s in names}
-        change = rnd.choice(["append", "delete_file", "rewrite_file", "rewrite_table"])
         files = _data_files(p, names[side])
         if change == "append":
             spark.sql(
                 f"insert into {table} select /*+ COALESCE(1) */ * from values "
-                f"({next_key}, 'new', 1.0d, 1.00, null), ({rnd.randrange(2000)}, 'again', "
+                f"({next_key}, 'new', 1.0d, 1.00, null), ({key}, 'again', "
                 "2.0d, 2.00, null), (null, 'null key', 3.0d, 3.00, null) as t(id, s, d, amount, ts)"
             )
             next_key += 1
-        elif change == "delete_file" and len(files) > 1:
-            rnd.choice(files).unlink()
+        elif change == "delete_file":
+            assert len(files) > 1, (step, side)  # a delete, not an emptied table
+            files[key % len(files)].unlink()
         elif change == "rewrite_file":
-            key = rnd.randrange(2000)
             _rewrite_file(
                 spark,
-                rnd.choice(files),
+                files[key % len(files)],
                 f"select id, if(id % 3 = {key % 3}, concat(s, '*'), s) as s, d, amount, ts "
                 f"from f where id is null or id != {key}",
             )
@@ -491,7 +513,7 @@ def test_track_after_random_changes_equals_the_full_diff(track_project, seed):
             spark.sql(f"create table {snapshot} using parquet as select * from {table}")
             spark.sql(
                 f"insert overwrite table {table} select /*+ REPARTITION(3) */ id, s, "
-                f"if(id = {rnd.randrange(2000)}, d + 1, d) as d, amount, ts from {snapshot}"
+                f"if(id = {key}, d + 1, d) as d, amount, ts from {snapshot}"
             )
         spark.sql(f"refresh table {table}")
         _build(p, pairs, tables)
