@@ -12,6 +12,15 @@
 {% endmacro %}
 
 
+{% macro _whole_fetch_leaf_share(macro_name='row_diff') %}
+  {#- Share of leaves selected from which the pair's row diff fetches every row instead of looking
+      up each row's leaf (ADR 0030): the lookup costs about one more read of the table, the rows of
+      the other leaves only their share of the join. Var `table_diff_whole_fetch_leaf_share`
+      (0 = always when allowed, above 1 = never). -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_whole_fetch_leaf_share', 0.5, 0)) }}
+{% endmacro %}
+
+
 {% macro _broadcast_key_limit(macro_name='row_diff') %}
   {#- Most differing keys the row fetch broadcasts; above it, the full rows are joined as usual.
       The var `table_diff_broadcast_key_limit` overrides it. -#}
