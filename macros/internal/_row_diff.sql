@@ -118,7 +118,7 @@
 {% endmacro %}
 
 
-{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none, key_filter=none) %}
+{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none, key_filter=none, cell_filter=none) %}
   {#-
     Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
     `leaves_cte`: the CTE of the selected leaves, or none when every leaf is selected.
@@ -134,7 +134,8 @@
     With `keys_relation` (the differing keys, from `_cache_differing_keys`) only rows with those
     keys are fetched, by a broadcast semi join instead of the leaf search. `key_filter`: the
     selected leaves as key ranges (`_selected_key_ranges`), added to either filter (it is implied
-    by both; stated so that the parquet reader can skip row groups).
+    by both; stated so that the parquet reader can skip row groups). `cell_filter`: instead of
+    `leaves_cte`, a row's grid cell, kept when in the CTE `td_cells` (the pair's row diff, ADR 0030).
   -#}
   {%- set composite = spec['key'] | length > 1 -%}
   {%- for side in ['source', 'target'] %}
@@ -164,8 +165,8 @@
       {%- else %}
       select *, named_struct('k', __td_k) as __td_jk
       from {{ side }}_leafed
-      {%- if leaves_cte %}
-      where __td_leaf in (select leaf_id from {{ leaves_cte }})
+      {%- if leaves_cte or cell_filter %}
+      where {{ ('__td_leaf in (select leaf_id from ' ~ leaves_cte ~ ')') if leaves_cte else (cell_filter ~ ' in (select __td_c from td_cells)') }}
       {%- if key_filter %}
         and ({{ key_filter }})
       {%- endif %}
