@@ -56,11 +56,14 @@ TARGET_FILES = 10
 # table_diff and its variants (bench/pair.py VARIANTS: table_diff_hash, _quick, _one_block)
 # table_diff_full_rows: the default pair with the dense row diff's narrow pass off (dbt var
 # table_diff_dense_leaf_share: 2): one full-row join of the mismatched leaves, two reads at most.
+# table_diff_before: the pair as 0.2 planned it (10000-row units, the leaves always looked up in
+# the row fetch: var table_diff_whole_fetch_leaf_share 2), against the default (ADR 0030).
 IN_SESSION = (
     "join",
     "spark_extension",
     *(f"table_diff{suffix}" for suffix in VARIANTS),
     "table_diff_full_rows",
+    "table_diff_before",
     "no_drift",
 )
 E2E = ("dbt build", "join process", "spark_extension process")
@@ -215,6 +218,9 @@ def run_session(args: argparse.Namespace) -> dict[str, Any]:
         "spark_extension": run_spark_extension,
         **{f"table_diff{x}": (lambda p, x=x: run_table_diff(p, x)) for x in VARIANTS},
         "table_diff_full_rows": lambda p: run_table_diff(p, "", {"table_diff_dense_leaf_share": 2}),
+        "table_diff_before": lambda p: run_table_diff(
+            p, "_unit_10000", {"table_diff_whole_fetch_leaf_share": 2}
+        ),
         "no_drift": run_no_drift,
     }
     order = [a for a in IN_SESSION if a in args.approaches]

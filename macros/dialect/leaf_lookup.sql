@@ -98,12 +98,28 @@
       relation (`td_bounds`, or a parenthesised query of `leaf_table_sql`); nothing for hash. -#}
   {%- if plan['kind'] in ['hash', 'none'] -%}{{ return('') }}{%- endif -%}
   {%- if plan['kind'] == 'grid' -%}
-    {%- set first = '(' ~ key_sql ~ ').k1' if plan.get('composite') else key_sql -%}
-    {{ return('left join ' ~ table ~ ' as td_g on td_g.__td_c = (least(greatest(cast(' ~ first ~ ' as bigint), '
-        ~ table_diff.bigint_literal(plan['base']) ~ '), ' ~ table_diff.bigint_literal(plan['high']) ~ ') - ' ~ table_diff.bigint_literal(plan['base'])
-        ~ ') div ' ~ plan['width'] ~ 'L') }}
+    {{ return('left join ' ~ table ~ ' as td_g on td_g.__td_c = ' ~ table_diff.grid_cell(plan, key_sql)) }}
   {%- endif -%}
   {{ return('cross join ' ~ table ~ (' as td_bounds' if table != 'td_bounds' else '')) }}
+{% endmacro %}
+
+
+{% macro grid_cell(plan, key_sql) %}
+  {{ return(adapter.dispatch('grid_cell', 'table_diff')(plan, key_sql)) }}
+{% endmacro %}
+
+
+{% macro default__grid_cell(plan, key_sql) %}
+  {{ return(table_diff._not_implemented('grid_cell')) }}
+{% endmacro %}
+
+
+{% macro spark__grid_cell(plan, key_sql) %}
+  {#- A key's cell on a grid plan: its first column clamped to the bounds' span, in cells of
+      `width` from `base` (exact bigint arithmetic); NULL for a NULL first column. -#}
+  {%- set first = '(' ~ key_sql ~ ').k1' if plan.get('composite') else key_sql -%}
+  {{ return('((least(greatest(cast(' ~ first ~ ' as bigint), ' ~ table_diff.bigint_literal(plan['base']) ~ '), '
+      ~ table_diff.bigint_literal(plan['high']) ~ ') - ' ~ table_diff.bigint_literal(plan['base']) ~ ') div ' ~ plan['width'] ~ 'L)') }}
 {% endmacro %}
 
 

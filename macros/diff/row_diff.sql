@@ -38,7 +38,8 @@
   {% set leaves_query = "select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ block_split ~ " where selected" %}
   {% set sel = run_query("select (select count(*) from " ~ block_split ~ " where selected), count(distinct leaf_id),"
       ~ " (select coalesce(sum(source_rows), 0) from " ~ block_split ~ " where selected),"
-      ~ " (select coalesce(sum(target_rows), 0) from " ~ block_split ~ " where selected) from ("
+      ~ " (select coalesce(sum(target_rows), 0) from " ~ block_split ~ " where selected),"
+      ~ " (select count(*) from " ~ block_split ~ " where not selected) from ("
       ~ leaves_query ~ ") as l").rows[0] %}
   {% set units, selected_leaves = sel[0] | int, sel[1] | int %}
   {% do log("table_diff.row_diff: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": "
@@ -49,19 +50,54 @@
     {#- Nothing differs (or nothing was selected): no scan at all, an empty table of the right shape. -#}
     {{ table_diff._row_diff_select(spec, none) }}
   {% else %}
+  {% set key_filter = table_diff._selected_key_ranges(spec, ranges, leaves_query) if selected_leaves < leaf_count else none %}
+  {#- Most leaves selected, every differing unit among them, no key range to push and no changes
+      track: every row is fetched, as when every leaf is selected (ADR 0030). The rows of the
+      leaves left out have equal signatures, so they join equal and emit nothing, and the leaf
+      lookup they skip costs about a read of the table. -#}
+  {% if selected_leaves < leaf_count and key_filter is none and file_hashes is none and (sel[4] | int) == 0
+        and selected_leaves >= leaf_count * table_diff._whole_fetch_leaf_share() %}
+    {% do log("table_diff.row_diff: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": " ~ selected_leaves ~ " of "
+        ~ leaf_count ~ " leaves selected: fetching every row, without looking up its leaf", info=false) %}
+    {% set selected_leaves = leaf_count %}
+  {% endif %}
   {#- Every leaf selected: no row needs its leaf, so none is looked up (nothing joined). -#}
   {% set plan = table_diff._leaf_plan(spec, ranges, leaf_count) if selected_leaves < leaf_count
       else {'kind': 'none', 'leaf_count': leaf_count} %}
-  {% set key_filter = table_diff._selected_key_ranges(spec, ranges, leaves_query) if selected_leaves < leaf_count else none %}
   {#- With a changes track: only the data files that hold a selected leaf (ADR 0019). -#}
   {% set files = table_diff._track_fetch_files(spec, file_hashes, leaves_query, {'source': source, 'target': target}) if file_hashes is not none else none %}
   {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves, key_filter, files) %}
+  {#- On a grid, rows are kept by their cell, one bigint compared with the cells of the selected
+      leaves, instead of by their leaf (a join and a comparison of the whole key, about one more
+      read of the table): the cells' rows of other leaves join equal and emit nothing. Not with a
+      changes track, whose fetch reads only some files and needs the leaves exact (ADR 0030). -#}
+  {% set grid = plan if plan['kind'] == 'grid' and keys_view is none and files is none else none %}
+  {% if grid %}
+    {% set plan = {'kind': 'none', 'leaf_count': leaf_count} %}
+  {% endif %}
   with
   {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan, files=files) }},
   td_leaves as ({{ leaves_query }}),
-  {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view, key_filter) }}
+  {%- if grid %}
+  td_cells as ({{ table_diff._selected_cells_sql(ranges, grid, leaves_query) }}),
+  {%- endif %}
+  {{ table_diff._row_diff_ctes(spec, none if grid else table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view, key_filter,
+      cell_filter=('coalesce(' ~ table_diff.grid_cell(grid, '__td_k') ~ ', -1L)') if grid else none) }}
   {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endif %}
+{% endmacro %}
+
+
+{% macro _selected_cells_sql(ranges, plan, leaves_query) %}
+  {#- The grid cells (`grid_cell`) that hold a key of a selected leaf: from its lower bound's cell
+      (leaf 0: -1, the cell of a NULL first column, which the fetch gives -1) to its upper bound's,
+      included (a composite key equal to the bound in its first column may be below it), or the
+      last cell for the last leaf. -#}
+  select explode(sequence(
+      if(r.leaf_id = 0, -1L, {{ table_diff.grid_cell(plan, 'r.lower_bound') }}),
+      coalesce({{ table_diff.grid_cell(plan, 'r.upper_bound') }}, {{ plan['last_cell'] }}L))) as __td_c
+  from {{ ranges }} as r
+  left semi join ({{ leaves_query }}) as l on r.leaf_id = l.leaf_id
 {% endmacro %}
 
 

@@ -12,6 +12,15 @@
 {% endmacro %}
 
 
+{% macro _whole_fetch_leaf_share(macro_name='row_diff') %}
+  {#- Share of leaves selected from which the pair's row diff fetches every row instead of looking
+      up each row's leaf (ADR 0030): the lookup costs about one more read of the table, the rows of
+      the other leaves only their share of the join. Var `table_diff_whole_fetch_leaf_share`
+      (0 = always when allowed, above 1 = never). -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_whole_fetch_leaf_share', 0.5, 0)) }}
+{% endmacro %}
+
+
 {% macro _broadcast_key_limit(macro_name='row_diff') %}
   {#- Most differing keys the row fetch broadcasts; above it, the full rows are joined as usual.
       The var `table_diff_broadcast_key_limit` overrides it. -#}
@@ -109,7 +118,7 @@
 {% endmacro %}
 
 
-{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none, key_filter=none) %}
+{% macro _row_diff_ctes(spec, leaves_cte, keys_relation=none, key_filter=none, cell_filter=none) %}
   {#-
     Needs `<side>_leafed` CTEs; defines `td_diff` with every differing row, unordered.
     `leaves_cte`: the CTE of the selected leaves, or none when every leaf is selected.
@@ -125,7 +134,8 @@
     With `keys_relation` (the differing keys, from `_cache_differing_keys`) only rows with those
     keys are fetched, by a broadcast semi join instead of the leaf search. `key_filter`: the
     selected leaves as key ranges (`_selected_key_ranges`), added to either filter (it is implied
-    by both; stated so that the parquet reader can skip row groups).
+    by both; stated so that the parquet reader can skip row groups). `cell_filter`: instead of
+    `leaves_cte`, a row's grid cell, kept when in the CTE `td_cells` (the pair's row diff, ADR 0030).
   -#}
   {%- set composite = spec['key'] | length > 1 -%}
   {%- for side in ['source', 'target'] %}
@@ -155,8 +165,8 @@
       {%- else %}
       select *, named_struct('k', __td_k) as __td_jk
       from {{ side }}_leafed
-      {%- if leaves_cte %}
-      where __td_leaf in (select leaf_id from {{ leaves_cte }})
+      {%- if leaves_cte or cell_filter %}
+      where {{ ('__td_leaf in (select leaf_id from ' ~ leaves_cte ~ ')') if leaves_cte else (cell_filter ~ ' in (select __td_c from td_cells)') }}
       {%- if key_filter %}
         and ({{ key_filter }})
       {%- endif %}

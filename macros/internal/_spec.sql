@@ -11,7 +11,7 @@
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
 
-{% macro _spec_version() %}{{ return(4) }}{% endmacro %}
+{% macro _spec_version() %}{{ return(5) }}{% endmacro %}
 
 {% macro _package_version() %}{{ return('0.1.0') }}{% endmacro %}
 
@@ -29,6 +29,7 @@
   {% set d = table_diff._diff_defaults() %}
   {#- The row fetch's tuning vars, checked here so a typo fails the first model, not the last. -#}
   {% do table_diff._dense_leaf_share(macro_name) %}
+  {% do table_diff._whole_fetch_leaf_share(macro_name) %}
   {% do table_diff._broadcast_key_limit(macro_name) %}
   {% do table_diff._key_range_limit(macro_name) %}
   {% set key = table_diff._as_name_list(macro_name, 'primary_key', primary_key) %}
@@ -58,7 +59,7 @@
       'block_count': table_diff._positive_int_or_none(macro_name, 'block_count', block_count),
       'block_size': table_diff._positive_int_or_none(macro_name, 'block_size', block_size),
       'split_factor': table_diff._positive_int_or_none(macro_name, 'split_factor', split_factor, 2) or d['split_factor'],
-      'compare_unit_size': table_diff._positive_int_or_none(macro_name, 'compare_unit_size', compare_unit_size) or d['compare_unit_size'],
+      'compare_unit_size': table_diff._positive_int_or_none(macro_name, 'compare_unit_size', compare_unit_size),
       'max_depth': d['max_depth'] if max_depth is none else table_diff._positive_int_or_none(macro_name, 'max_depth', max_depth, 0),
       'max_diff_rows': table_diff._positive_int_or_none(macro_name, 'max_diff_rows', max_diff_rows) or d['max_diff_rows'],
       'normalize': normalize if normalize is not none else {},

@@ -79,7 +79,10 @@
   {#- The pair's run starts here: every later model of the pair stamps this id on its output and
       refuses inputs stamped by another run, so a failed or killed run is visible (ADR 0011). -#}
   {% set track_layout = {'id': tracked['layout_id'], 'replanned': tracked['replanned']} if spec['track'] else none %}
+  {#- The unit the layout was planned with, when the pair left it to the size (ADR 0030). -#}
+  {% do layout.update({'compare_unit_size': table_diff._layout_compare_unit(spec, layout)}) %}
   {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string, 'track_layout': track_layout}) %}
+  {% do spec.update({'compare_unit_size': layout['compare_unit_size']}) %}
   {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}

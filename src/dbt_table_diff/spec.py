@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-SPEC_VERSION = 4
+SPEC_VERSION = 5
 HASH_SPEC_VERSION = 1
 
 
@@ -112,6 +112,7 @@ class Layout:
     leaf_count: int
     leaves_per_block: int
     sample_fraction: float
+    compare_unit_size: int
 
 
 @dataclass(frozen=True)
@@ -297,6 +298,7 @@ def load_spec(
         leaf_count=_required(lay, "leaf_count", int, f"{where}: layout"),
         leaves_per_block=_required(lay, "leaves_per_block", int, f"{where}: layout"),
         sample_fraction=float(_required(lay, "sample_fraction", (int, float), f"{where}: layout")),
+        compare_unit_size=_required(lay, "compare_unit_size", int, f"{where}: layout"),
     )
     try:
         strategy = Strategy(_required(data, "strategy", str, where))

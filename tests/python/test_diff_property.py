@@ -208,9 +208,15 @@ def _build_pairs(
 # few runs of them are, as by default here, or never), or the differing keys found first on a
 # narrow (key, hash) projection,
 # then their rows fetched by a broadcast semi join (or, over the broadcast limit, joined in full).
+# The full-row join filters rows by their leaf (whole-fetch share above 1: never skipped), or, with
+# any leaf selected and no key range, fetches every row (share 0; ADR 0030).
 ROW_FETCH_PATHS = [
-    {"table_diff_dense_leaf_share": 2.0},
-    {"table_diff_dense_leaf_share": 2.0, "table_diff_key_range_limit": 0},
+    {"table_diff_dense_leaf_share": 2.0, "table_diff_whole_fetch_leaf_share": 2.0},
+    {
+        "table_diff_dense_leaf_share": 2.0,
+        "table_diff_key_range_limit": 0,
+        "table_diff_whole_fetch_leaf_share": 0.0,
+    },
     {"table_diff_dense_leaf_share": 0.0},
     {"table_diff_dense_leaf_share": 0.0, "table_diff_broadcast_key_limit": 0},
 ]

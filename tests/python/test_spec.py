@@ -310,6 +310,7 @@ def example() -> dict:
             "leaf_count": 4096,
             "leaves_per_block": 64,
             "sample_fraction": 0.052429,
+            "compare_unit_size": 10000,
         },
         "run_id": "3f1c9a52-0b7e-4d0e-9a55-1c2b3d4e5f60",
         "ranges": "spark_catalog.analytics.orders__ranges",
