@@ -83,7 +83,9 @@
     {% set ns.depth = ns.depth + 1 %}
   {% endif %}
   {% set leaves = b0 * f ** ns.depth %}
-  {% set sample_rows = leaves * d['sample_keys_per_leaf'] %}
+  {#- At most 131072 keys (32 a leaf up to 4096 leaves, 8 a leaf at 16384): the tiles are cut by one
+      window over the whole sample, a single task, which at 524288 keys cost about 3 s (ADR 0030). -#}
+  {% set sample_rows = [leaves * d['sample_keys_per_leaf'], d['max_sample_keys']] | min %}
   {% set fraction = [sample_rows / est, 1.0] | min %}
   {{ return({'estimated_rows': est, 'block_count': b0, 'depth': ns.depth, 'leaf_count': leaves, 'compare_unit_size': unit,
              'leaves_per_block': f ** ns.depth, 'sample_fraction': fraction if fraction < 0.5 else 1.0}) }}

@@ -18,7 +18,7 @@
 {% macro _diff_defaults() %}
   {{ return({'strategy': 'range', 'split_factor': 8, 'compare_unit_size': 10000, 'max_depth': 4,
              'max_diff_rows': 100000, 'max_leaves': 16384, 'default_block_count': 64,
-             'sample_keys_per_leaf': 32}) }}
+             'sample_keys_per_leaf': 32, 'max_sample_keys': 131072}) }}
 {% endmacro %}
 
 
