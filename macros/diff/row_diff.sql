@@ -79,7 +79,7 @@
   {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan, files=files) }},
   td_leaves as ({{ leaves_query }}),
   {%- if grid %}
-  td_cells as ({{ table_diff._selected_cells_sql(ranges, grid, leaves_query) }}),
+  td_cells as ({{ table_diff._selected_cells_sql(ranges, grid) }}),
   {%- endif %}
   {{ table_diff._row_diff_ctes(spec, none if grid else table_diff._leaf_filter_cte(selected_leaves, leaf_count), keys_view, key_filter,
       cell_filter=('coalesce(' ~ table_diff.grid_cell(grid, '__td_k') ~ ', -1L)') if grid else none) }}
@@ -88,16 +88,16 @@
 {% endmacro %}
 
 
-{% macro _selected_cells_sql(ranges, plan, leaves_query) %}
+{% macro _selected_cells_sql(ranges, plan) %}
   {#- The grid cells (`grid_cell`) that hold a key of a selected leaf: from its lower bound's cell
       (leaf 0: -1, the cell of a NULL first column, which the fetch gives -1) to its upper bound's,
       included (a composite key equal to the bound in its first column may be below it), or the
-      last cell for the last leaf. -#}
+      last cell for the last leaf. Reads the CTE `td_leaves` (the selected leaves). -#}
   select explode(sequence(
       if(r.leaf_id = 0, -1L, {{ table_diff.grid_cell(plan, 'r.lower_bound') }}),
       coalesce({{ table_diff.grid_cell(plan, 'r.upper_bound') }}, {{ plan['last_cell'] }}L))) as __td_c
   from {{ ranges }} as r
-  left semi join ({{ leaves_query }}) as l on r.leaf_id = l.leaf_id
+  left semi join td_leaves as l on r.leaf_id = l.leaf_id
 {% endmacro %}
 
 
