@@ -57,7 +57,9 @@
   {#- The sides (besides the source) that take the whole-table signature this run. A replica set
       may mix: a replica found identical last time takes it while the others, and the source, are
       grouped into leaves, still in the one query; its replica_block_hashes then compares totals. -#}
-  {% set quick_sides = table_diff._quick_check_sides(spec, sides[1:] | map(attribute=0) | list) %}
+  {#- A pair's key_ranges may have decided already, and then cut no leaf bounds (ADR 0031). -#}
+  {% set quick_sides = sides[1:] | map(attribute=0) | list if spec.get('quick_check_planned')
+      else table_diff._quick_check_sides(spec, sides[1:] | map(attribute=0) | list) %}
   {% set quick = quick_sides | length == sides | length - 1 %}
   {#- Stamped with the pair's run and the time this pass started (ADR 0011): the summary checks
       against it whether a side was written while the pair ran. -#}
@@ -83,42 +85,6 @@
   {% endif %}
   {% endif %}
   ) as u
-{% endmacro %}
-
-
-{% macro _quick_check_sides(spec, others) %}
-  {#- Which of the sides `others` (every side but the source) take the whole-table signature this
-      run: all or none for a pair. Never with check_duplicate_keys (the per-leaf distinct-key
-      counts are what it asks for). 'auto': the sides whose totals equalled the source's in this
-      model's previous result (whole-table or per-leaf rows: their per-side totals are the
-      whole-table signatures either way); none on a first run (ADR 0020: a drifted first run then
-      finds its blocks, at two reads as well). In a replica set (ADR 0028) each replica is judged
-      on its own, and the source is grouped into leaves as soon as one replica is. -#}
-  {% set mode = spec.get('quick_check', 'auto') %}
-  {% if mode is false or spec.get('check_duplicate_keys') %}{{ return([]) }}{% endif %}
-  {% if mode is true %}{{ return(others) }}{% endif %}
-  {% set previous = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
-  {% if previous is none %}{{ return([]) }}{% endif %}
-  {% set totals = {} %}
-  {% set res = run_query("select side, sum(n_rows), sum(h1_hi), sum(h1_lo), sum(h2_hi), sum(h2_lo) from "
-      ~ previous ~ " group by side") %}
-  {% for row in res.rows %}
-    {% do totals.update({row[0]: [row[1], row[2], row[3], row[4], row[5]] | map('int') | list}) %}
-  {% endfor %}
-  {% set zero = [0, 0, 0, 0, 0] %}
-  {% set quick, differ = [], [] %}
-  {% for side in others %}
-    {% do (differ if totals.get(side, zero) != totals.get('source', zero) else quick).append(side) %}
-  {% endfor %}
-  {% if differ %}
-    {% set replicas = spec.get('replicas') or [] %}
-    {% set skipped = replicas | selectattr('side', 'in', differ) | map(attribute='name') | list %}
-    {% set taken = replicas | selectattr('side', 'in', quick) | map(attribute='name') | list %}
-    {% do log("table_diff.block_hashes: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": quick check skipped"
-        ~ (" for " ~ skipped | join(', ') if skipped else "") ~ (", taken for " ~ taken | join(', ') if taken else "")
-        ~ " (quick_check='auto' and the last run found the sides different).", info=true) %}
-  {% endif %}
-  {{ return(quick) }}
 {% endmacro %}
 
 

@@ -50,6 +50,12 @@
     {#- Nothing differs (or nothing was selected): no scan at all, an empty table of the right shape. -#}
     {{ table_diff._row_diff_select(spec, none) }}
   {% else %}
+  {% if spec.get('quick_check_planned') and selected_leaves < leaf_count %}
+    {#- key_ranges cut no bounds for a run that takes the quick check (ADR 0031), and planned it
+        only when every unit of its whole-table split is kept. -#}
+    {{ table_diff._fail('row_diff', 'block_split', block_split, "every leaf selected, as block_split selects them after a quick check (" ~ spec['ranges'] ~ " holds no leaf bounds)",
+        "Rebuild the pair from its ranges: dbt build --select " ~ spec['ranges'].split('.')[-1] ~ "+") }}
+  {% endif %}
   {% set key_filter = table_diff._selected_key_ranges(spec, ranges, leaves_query) if selected_leaves < leaf_count else none %}
   {#- Most leaves selected, every differing unit among them, no key range to push and no changes
       track: every row is fetched, as when every leaf is selected (ADR 0030). The rows of the

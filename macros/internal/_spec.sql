@@ -11,7 +11,7 @@
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
 
-{% macro _spec_version() %}{{ return(5) }}{% endmacro %}
+{% macro _spec_version() %}{{ return(6) }}{% endmacro %}
 
 {% macro _package_version() %}{{ return('0.1.0') }}{% endmacro %}
 

@@ -6,7 +6,9 @@
     each case: identical sides, drift in fewer leaves than the dense share (sparse), drift in at
     least that many (dense); with and without the quick check. A pass is one scan of a side:
     - the row count for the layout, when no side can be sized (`_estimate_sides`), on the first side;
-    - the key sample (strategy range), on the larger side, key columns only (key_ranges);
+    - the key sample (strategy range), on the larger side, key columns only (key_ranges), unless
+      key_ranges plans the quick check (no bound is used then, ADR 0031: not with a changes track
+      or more level-0 blocks than max_diff_rows);
     - the whole-table signature (quick check), each side (block_hashes);
     - the leaf signatures, each side, without the quick check (with it, drift sends the row diff
       over every row: no leaf pass, ADR 0020);
@@ -18,6 +20,9 @@
       file metadata, when anything differs (diff_summary, ADR 0011).
   -#}
   {% set planned = report['layout'] %}
+  {#- The conditions of `_plan_quick_check` besides the decision itself. -#}
+  {% set sample_skipped = not spec['check_duplicate_keys'] and not spec.get('track')
+      and planned['block_count'] <= spec['max_diff_rows'] %}
   {% set out = {} %}
   {% for quick in [true, false] %}
     {% set cases = {} %}
@@ -31,7 +36,7 @@
       {% set drifted = case != 'identical' %}
       {% set plan = [
           ('layout row count', [planned['counted_side']] if planned['counted_side'] else []),
-          ('key sample', [planned['larger_side']] if spec['strategy'] == 'range' else []),
+          ('key sample', [planned['larger_side']] if spec['strategy'] == 'range' and not (quick and sample_skipped) else []),
           ('whole-table signature', ['source', 'target'] if quick else []),
           ('leaf signatures', ['source', 'target'] if not quick else []),
           ('narrow key/hash pass', ['source', 'target'] if case == 'drifted_dense' and not quick else []),

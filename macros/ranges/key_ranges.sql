@@ -81,12 +81,20 @@
   {% set track_layout = {'id': tracked['layout_id'], 'replanned': tracked['replanned']} if spec['track'] else none %}
   {#- The unit the layout was planned with, when the pair left it to the size (ADR 0030). -#}
   {% do layout.update({'compare_unit_size': table_diff._layout_compare_unit(spec, layout)}) %}
-  {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string, 'track_layout': track_layout}) %}
+  {#- When this run will take the quick check, no leaf is grouped and no bound is used: no key
+      sample is cut, and block_hashes takes the check because the spec says so (ADR 0031). -#}
+  {% set quick_planned = table_diff._plan_quick_check(spec, layout) %}
+  {% if quick_planned and spec['strategy'] == 'range' %}
+    {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": this run takes the quick check (quick_check "
+        ~ spec['quick_check'] ~ "), which uses no leaf bound: no key sample cut.", info=true) %}
+  {% endif %}
+  {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string, 'track_layout': track_layout, 'quick_check_planned': quick_planned}) %}
   {% do spec.update({'compare_unit_size': layout['compare_unit_size']}) %}
   {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
   {% set key_type = table_diff._key_type(spec) %}
-  {% if spec['strategy'] == 'hash' and not spec['track'] %}
+  {% if (spec['strategy'] == 'hash' or quick_planned) and not spec['track'] %}
+    {#- Hash leaves, or leaves the quick check will not use: NULL bounds, nothing sampled. -#}
     select
       leaf_id,
       leaf_id div {{ layout['leaves_per_block'] }} as block_id,

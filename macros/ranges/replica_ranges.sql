@@ -22,7 +22,7 @@
   {% set shared = table_diff._spec_from_ranges('replica_ranges', ranges) %}
   {% set entry = table_diff._replica_of('replica_ranges', 'ranges', ranges, shared, replica) %}
   {% set spec = entry['spec'] %}
-  {% do spec.update({'layout': shared['layout'], 'run_id': shared['run_id'], 'ranges': this | string, 'track_layout': none,
+  {% do spec.update({'layout': shared['layout'], 'run_id': shared['run_id'], 'ranges': this | string, 'track_layout': none, 'quick_check_planned': false,
       'compare_unit_size': table_diff._layout_compare_unit(spec, shared['layout']),
       'replica': {'name': entry['name'], 'side': entry['side'], 'ranges': ranges | string}}) %}
   select

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-SPEC_VERSION = 5
+SPEC_VERSION = 6
 HASH_SPEC_VERSION = 1
 
 
@@ -173,6 +173,9 @@ class Spec:
     # {name, side, ranges}; null for a pair.
     replicas: tuple[Mapping[str, Any], ...] | None = None
     replica: Mapping[str, Any] | None = None
+    # key_ranges decided that this run takes the quick check, and cut no leaf bounds (spec v6,
+    # ADR 0031); false: block_hashes decides, on sampled leaves.
+    quick_check_planned: bool = False
 
     @property
     def label(self) -> str:
@@ -336,6 +339,7 @@ def load_spec(
         projections=dict(_required(data, "projections", Mapping, where)),
         replicas=_optional(data, "replicas", list, where),
         replica=_optional(data, "replica", Mapping, where),
+        quick_check_planned=_required(data, "quick_check_planned", bool, where),
     )
 
 

@@ -568,9 +568,19 @@ def test_no_run_reads_a_table_more_than_twice(diff_project):
             lambda: _build_pairs(diff_project, [opts], ["qc_source", "qc_target"]),
         )
         hashes = spark.table(diff_project.relation("qc__block_hashes")).collect()
+        ranges = spark.table(diff_project.relation("qc__ranges")).collect()
+        planned = json.loads(ranges[0]["spec"])["quick_check_planned"]
+        # ADR 0031: a run that key_ranges planned for the quick check cuts no key sample (every
+        # bound NULL); any other range layout has a bound from its sample on every leaf but 0.
+        bounds = {r["leaf_id"]: r["lower_bound"] for r in ranges}
+        assert planned is (set(bounds.values()) == {None}), (planned, bounds)
+        assert planned is (any(h["leaf_id"] is None for h in hashes)), planned
         summary = spark.table(diff_project.relation("qc__summary")).first()
         diff = spark.table(diff_project.relation("qc__row_diff")).collect()
+        PLANNED.append(planned)
         return reads, hashes, summary, sorted((r["id"], r["diff_type"]) for r in diff)
+
+    PLANNED: list[bool] = []
 
     def retarget(change: str) -> None:
         spark.sql(f"drop table `{schema}`.qc_target")
@@ -641,6 +651,9 @@ def test_no_run_reads_a_table_more_than_twice(diff_project):
     assert status == "pass"
     seen["no_drift identical"] = reads
 
+    # First run, identical (planned), drift after identical (planned), sparse drift, forced
+    # quick check (planned), dense drift.
+    assert PLANNED == [False, True, True, False, True, False], PLANNED
     most = {what: max(r.values()) for what, r in seen.items()}
     assert most["identical"] == most["identical, first run"] == most["no_drift identical"] == 1, (
         seen

@@ -165,7 +165,17 @@ def test_preview_reads_nothing_and_reports_the_analyzed_counts(pproject):
     assert "changes track: off" in text
     tracked, _ = _preview(pproject, "st_t")
     assert tracked["changes_track"].startswith("on: the first run")
-    assert tracked["passes"] == report["passes"]  # the first run's passes
+    # the first run's passes; a run that takes the quick check cuts no key sample (ADR 0031),
+    # unless the pair keeps its leaves for a changes track
+    assert tracked["passes"]["without_quick_check"] == report["passes"]["without_quick_check"]
+    sampled = {
+        name: any(
+            s.startswith("key sample")
+            for s in r["passes"]["with_quick_check"]["identical"]["steps"]
+        )
+        for name, r in (("untracked", report), ("tracked", tracked))
+    }
+    assert sampled == {"untracked": False, "tracked": True}, (report["passes"], tracked["passes"])
 
     for table in (source, target):
         spark.sql(f"analyze table {table} compute statistics for columns id, v, d, day")

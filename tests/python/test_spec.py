@@ -320,6 +320,7 @@ def example() -> dict:
         "projections": {"target": [["id", "order_id"], ["amount", "amount"], ["status", "status"]]},
         "replicas": None,
         "replica": None,
+        "quick_check_planned": False,
     }
 
 
