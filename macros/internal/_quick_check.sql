@@ -8,7 +8,7 @@
     when they differ every level-0 block is a unit and the row diff fetches every row, so no
     bound is read either. The same rule block_hashes applied on its own before
     (`_quick_check_sides`): `true` always, `'auto'` when the pair's block_hashes table says the
-    sides were identical last run. False (the leaves are sampled, block_hashes decides as before)
+    sides were identical last run, or that most leaves differed (`_dense_last_run`). False (the leaves are sampled, block_hashes decides as before)
     with check_duplicate_keys, a changes track, a replica set, strategy 'hash' (nothing to save),
     more level-0 blocks than max_diff_rows (the row diff would then need the leaves of the units
     it keeps), or when 'auto' finds no single block_hashes model built on these ranges.
@@ -28,7 +28,47 @@
   {% if found | length != 1 %}{{ return(false) }}{% endif %}
   {% set previous = adapter.get_relation(database=found[0].database, schema=found[0].schema,
       identifier=found[0].alias or found[0].name) %}
-  {{ return(table_diff._quick_check_sides(spec, ['target'], previous) == ['target']) }}
+  {% if table_diff._quick_check_sides(spec, ['target'], previous) == ['target'] %}{{ return(true) }}{% endif %}
+  {{ return(table_diff._dense_last_run(spec, previous)) }}
+{% endmacro %}
+
+
+{% macro _dense_last_run(spec, previous) %}
+  {#-
+    'auto' after dense drift (ADR 0031): the pair's last run grouped leaves, and at least
+    `table_diff_whole_fetch_leaf_share` of them differed, every one selected by the split (the
+    rows its units surely differ by, at least one a leaf, stayed under max_diff_rows). Its row
+    fetch then read every row without a leaf lookup (ADR 0030), so the leaf pass bought nothing
+    the quick check does not: this run takes the quick check (one ungrouped pass) and, when it
+    finds the sides different, fetches every row as that run did. The run after it groups leaves
+    again (its last result is whole-table), so persistent dense drift alternates, and drift that
+    thinned out is found with its leaves within a run. `previous`: the pair's block_hashes table;
+    `this`: the ranges it was grouped by, whose leaves the share is of.
+  -#}
+  {% set share = table_diff._whole_fetch_leaf_share('key_ranges') %}
+  {% set ranges = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
+  {% if previous is none or ranges is none or share > 1 %}{{ return(false) }}{% endif %}
+  {% set differs = [] %}
+  {% for c in ['n_rows', 'h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}
+    {% do differs.append("sum(if(side = 'source', " ~ c ~ ", 0)) != sum(if(side = 'target', " ~ c ~ ", 0))") %}
+  {% endfor %}
+  {#- Runs of contiguous differing leaves: a few would have been fetched by key-range predicates
+      (ADR 0010), reading only their row groups, rather than every row. -#}
+  {% set row = run_query("select count_if(leaf_id is null), count_if(differs), coalesce(sum(if(differs, certain, 0)), 0),"
+      ~ " (select count(*) from " ~ ranges ~ "), (select max(run_id) from " ~ ranges ~ "), max(run_id),"
+      ~ " count_if(differs and not coalesce(run_on, false))"
+      ~ " from (select *, lag(differs) over (order by leaf_id) and lag(leaf_id) over (order by leaf_id) = leaf_id - 1 as run_on"
+      ~ " from (select leaf_id, max(run_id) as run_id, " ~ differs | join(' or ') ~ " as differs,"
+      ~ " greatest(1, abs(sum(if(side = 'source', n_rows, 0)) - sum(if(side = 'target', n_rows, 0)))) as certain"
+      ~ " from " ~ previous ~ " where side in ('source', 'target') group by leaf_id) as g) as l").rows[0] %}
+  {% set whole, differing, certain, leaves = row[0] | int, row[1] | int, row[2] | int, row[3] | int %}
+  {% if whole > 0 or leaves == 0 or row[4] != row[5] or differing < leaves * share or certain >= spec['max_diff_rows']
+        or (differing < leaves and (row[6] | int) <= table_diff._key_range_limit('key_ranges')) %}
+    {{ return(false) }}
+  {% endif %}
+  {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": the last run found " ~ differing ~ " of "
+      ~ leaves ~ " leaves different and fetched every row: this run takes the quick check (quick_check='auto').", info=true) %}
+  {{ return(true) }}
 {% endmacro %}
 
 

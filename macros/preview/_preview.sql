@@ -56,7 +56,7 @@
   {% endfor %}
   {% set mode = spec['quick_check'] %}
   {% do out.update({'quick_check_runs': 'never (check_duplicate_keys)' if spec['check_duplicate_keys']
-      else ('always' if mode is true else ('never' if mode is false else 'when the last run found the sides identical (not on a first run)'))}) %}
+      else ('always' if mode is true else ('never' if mode is false else 'when the last run found the sides identical, or most leaves different and fetched every row (not on a first run)'))}) %}
   {{ return(out) }}
 {% endmacro %}
 

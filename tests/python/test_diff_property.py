@@ -646,14 +646,34 @@ def test_no_run_reads_a_table_more_than_twice(diff_project):
         reads, status = no_drift(quick_check)
         assert status == "fail", quick_check
         seen[f"no_drift, quick_check {quick_check}"] = reads
+    # 'auto' after dense drift (ADR 0031): every leaf differed and every row was fetched, so the
+    # next run takes the quick check, and the one after it groups leaves again
+    reads, hashes, summary, diff = build()
+    assert [h["leaf_id"] for h in hashes] == [None, None] and len(diff) == 400
+    assert summary["rows_modified"] == 400 and summary["status"] == "complete"
+    seen["dense drift, run after"] = reads
+    reads, hashes, summary, diff = build()
+    assert None not in {h["leaf_id"] for h in hashes} and summary["rows_modified"] == 400
+    # most leaves differ in one run of leaves: key ranges fetch them (ADR 0010), no quick check
+    retarget(f"select id, if(id >= 800, 'changed', v) as v, d from ({body})")
+    reads, hashes, summary, diff = build()  # the last run had every leaf different
+    assert [h["leaf_id"] for h in hashes] == [None, None] and summary["rows_modified"] == 1200
+    seen["clustered drift after dense"] = reads
+    for _ in range(2):  # after a quick check; then after clustered drift
+        reads, hashes, summary, diff = build()
+        assert None not in {h["leaf_id"] for h in hashes}, hashes
+        assert summary["rows_modified"] == 1200 and len(diff) == 1200
+        assert summary["units_mismatched"] < summary["leaves_total"], summary
+    seen["clustered drift"] = reads
     retarget(body)
     reads, status = no_drift(True)
     assert status == "pass"
     seen["no_drift identical"] = reads
 
     # First run, identical (planned), drift after identical (planned), sparse drift, forced
-    # quick check (planned), dense drift.
-    assert PLANNED == [False, True, True, False, True, False], PLANNED
+    # quick check (planned), dense drift; after it (planned), leaves again; clustered drift after
+    # dense (planned), leaves again, clustered drift in one run of leaves.
+    assert PLANNED == [False, True, True, False, True, False, True, False, True, False, False], PLANNED
     most = {what: max(r.values()) for what, r in seen.items()}
     assert most["identical"] == most["identical, first run"] == most["no_drift identical"] == 1, (
         seen
