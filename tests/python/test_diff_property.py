@@ -673,7 +673,9 @@ def test_no_run_reads_a_table_more_than_twice(diff_project):
     # First run, identical (planned), drift after identical (planned), sparse drift, forced
     # quick check (planned), dense drift; after it (planned), leaves again; clustered drift after
     # dense (planned), leaves again, clustered drift in one run of leaves.
-    assert PLANNED == [False, True, True, False, True, False, True, False, True, False, False], PLANNED
+    assert PLANNED == [False, True, True, False, True, False, True, False, True, False, False], (
+        PLANNED
+    )
     most = {what: max(r.values()) for what, r in seen.items()}
     assert most["identical"] == most["identical, first run"] == most["no_drift identical"] == 1, (
         seen
