@@ -14,10 +14,7 @@
     it keeps), or when 'auto' finds no single block_hashes model built on these ranges.
   -#}
   {% set mode = spec.get('quick_check', 'auto') %}
-  {% if mode is false or spec.get('check_duplicate_keys') or spec.get('track') or spec.get('replicas')
-        or spec['strategy'] == 'hash' or layout['block_count'] > spec['max_diff_rows'] %}
-    {{ return(false) }}
-  {% endif %}
+  {% if mode is false or not table_diff._quick_check_plannable(spec, layout) %}{{ return(false) }}{% endif %}
   {% if mode is true %}{{ return(true) }}{% endif %}
   {% if model is not mapping or not model.get('unique_id') %}{{ return(false) }}{% endif %}
   {% set found = [] %}
@@ -31,6 +28,15 @@
   {#- Quiet: when neither rule takes the check, block_hashes asks again and logs why it groups. -#}
   {% if table_diff._quick_check_sides(spec, ['target'], previous, quiet=true) == ['target'] %}{{ return(true) }}{% endif %}
   {{ return(table_diff._dense_last_run(spec, previous)) }}
+{% endmacro %}
+
+
+{% macro _quick_check_plannable(spec, layout) %}
+  {#- Whether key_ranges may plan the quick check for `layout` at all (the cost preview counts the
+      key sample by the same rule): not with check_duplicate_keys, a changes track, a replica set,
+      strategy 'hash' (no sample to save), or more level-0 blocks than max_diff_rows. -#}
+  {{ return(not spec.get('check_duplicate_keys') and not spec.get('track') and not spec.get('replicas')
+      and spec['strategy'] == 'range' and layout['block_count'] <= spec['max_diff_rows']) }}
 {% endmacro %}
 
 

@@ -20,9 +20,8 @@
       file metadata, when anything differs (diff_summary, ADR 0011).
   -#}
   {% set planned = report['layout'] %}
-  {#- The conditions of `_plan_quick_check` besides the decision itself. -#}
-  {% set sample_skipped = not spec['check_duplicate_keys'] and not spec.get('track')
-      and planned['block_count'] <= spec['max_diff_rows'] %}
+  {#- A run that takes the quick check cuts no key sample where key_ranges may plan it (ADR 0031). -#}
+  {% set sample_skipped = table_diff._quick_check_plannable(spec, planned) %}
   {% set out = {} %}
   {% for quick in [true, false] %}
     {% set cases = {} %}
