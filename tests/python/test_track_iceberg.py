@@ -3,8 +3,9 @@ are brought forward by the table's changelog between the stored snapshot and the
 (rows of added data files add, rows of removed ones subtract), so the answers equal the untracked
 twin's row for row after appends, copy-on-write deletes and updates and a partition overwrite; an
 unchanged side reads no row, a changed one only the changelog's rows. Delete files
-(merge-on-read), an expired stored snapshot and a table dropped and created again re-hash the
-side whole and say why."""
+(merge-on-read), an expired stored snapshot, a table dropped and created again, more snapshots
+than table_diff_track_max_versions, a schema change and a rollback re-hash the side whole, say
+why, and still answer like the untracked twin."""
 
 from __future__ import annotations
 
@@ -137,3 +138,45 @@ def test_track_reads_iceberg_snapshots(track_project, lakehouse):
     assert "no longer in the table" in s["track_hashed_whole_source"]
     assert "dropped and created again" in s["track_hashed_whole_target"]
     assert (s["rows_added"], s["rows_deleted"]) == (0, 4)
+
+    # The changelog's other refusals, each answered like the untracked twin (the full
+    # computation) by hashing the side whole, and saying why.
+    # More snapshots than table_diff_track_max_versions on the source. On the target a column
+    # added and dropped again (two metadata-only commits), then a write: Iceberg gives the
+    # resulting schema its old id back, so the changelog still applies and is read.
+    for n in (100006, 100007, 100008):
+        spark.sql(f"insert into {src} select {n}, 'appended', 6.0d, 6.00, null, 'g/1'")
+    since_target = _snapshot(spark, tgt)
+    spark.sql(f"alter table {tgt} add column x int")
+    spark.sql(f"alter table {tgt} drop column x")
+    spark.sql(f"insert into {tgt} select 100009, 'appended', 9.0d, 9.00, null, 'g/4'")
+    p.run(
+        "build", "--select", "pairs", "--vars", "{table_diff_track_max_versions: 2}"
+    ).assert_success()
+    s = _same_answers(p, "tk")
+    assert "more than 2 snapshots since the stored snapshot" in s["track_hashed_whole_source"]
+    assert s["track_hashed_whole_target"] is None
+    assert _iceberg_rows_read(spark, _compiled(p, "tk__file_hashes")) == (
+        _changelog_rows(spark, tgt, since_target)
+        + spark.sql(f"select count(*) from {src}").first()[0]
+    )
+    assert (s["rows_added"], s["rows_deleted"]) == (1, 7)
+
+    # On the source a schema change that gives its next snapshot a new schema id (a column's
+    # comment), then a write; on the target a rollback to its parent snapshot (a metadata-only
+    # commit), then a write: the stored snapshot is still in the table but no ancestor of the
+    # current one.
+    spark.sql(f"alter table {src} alter column s comment 'a comment is a schema change'")
+    spark.sql(f"insert into {src} select 100011, 'appended', 1.0d, 1.00, null, 'g/1'")
+    stored = _snapshot(spark, tgt)
+    parent = spark.sql(
+        f"select parent_id from {tgt}.snapshots where snapshot_id = {stored}"
+    ).first()[0]
+    spark.sql(f"call iceberg.system.rollback_to_snapshot('{schema}.ti_target', {parent})")
+    spark.sql(f"insert into {tgt} select 100010, 'appended', 1.0d, 1.00, null, 'g/0'")
+    s = build()
+    assert "the schema changed since the stored snapshot" in s["track_hashed_whole_source"]
+    assert "is not an ancestor of the current" in s["track_hashed_whole_target"]
+    # The rollback took 100009 away; 100010 is only in the target, 100002-100008 and 100011 only
+    # in the source.
+    assert (s["rows_added"], s["rows_deleted"]) == (1, 8)
