@@ -13,7 +13,7 @@
 
 {% macro _spec_version() %}{{ return(6) }}{% endmacro %}
 
-{% macro _package_version() %}{{ return('0.1.0') }}{% endmacro %}
+{% macro _package_version() %}{{ return('0.2.0') }}{% endmacro %}
 
 {% macro _diff_defaults() %}
   {{ return({'strategy': 'range', 'split_factor': 8, 'compare_unit_size': 10000, 'max_depth': 4,

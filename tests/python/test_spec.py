@@ -263,7 +263,7 @@ def example() -> dict:
     track_layout)."""
     return {
         "spec_version": SPEC_VERSION,
-        "package_version": "0.1.0",
+        "package_version": "0.2.0",
         "hash_spec_version": HASH_SPEC_VERSION,
         "source": "spark_catalog.analytics.orders_v1",
         "target": "spark_catalog.analytics.orders_v2",
