@@ -70,7 +70,7 @@ PARSE_TIME = {
         "invalid keys_only 'yes'. Expected true or false",
         "Write keys_only=true",
     ),
-    # 0.2: "macro 'dbt_macro__key_ranges' takes no keyword argument 'exclude_column'".
+    # Before 0.2.0: "macro 'dbt_macro__key_ranges' takes no keyword argument 'exclude_column'".
     "unknown_kwarg": (
         "primary_key='id', exclude_column=['name']",
         "invalid argument 'exclude_column'. Expected one of source, target, primary_key, columns, "
@@ -155,7 +155,8 @@ WAREHOUSE_TIME = {
         "Floating-point keys",
         "cast the key",
     ),
-    # 0.2 said "cast one side in a view so both have the same type" (both sides have that type).
+    # Before 0.2.0 it said "cast one side in a view so both have the same type" (both sides have
+    # that type).
     "map_key": (
         "primary_key='attrs', columns=['price']",
         "invalid primary_key 'attrs map<string,int>'. Expected an exact key type",
@@ -195,7 +196,7 @@ WAREHOUSE_TIME = {
         "invalid tolerance 'price'. Expected a compared column",
         "left out by columns / exclude_columns",
     ),
-    # 0.2 silently ran a key-only diff (0 modified, columns_compared empty).
+    # Before 0.2.0 it silently ran a key-only diff (0 modified, columns_compared empty).
     "keys_only_refused": (
         "primary_key='id', "
         "exclude_columns=['name', 'price', 'attrs', 'region', 'fkey', 'arr', 'st']",
@@ -289,8 +290,8 @@ models:
 
 
 def test_unknown_generic_test_argument_names_the_valid_ones(vproject):
-    """dbt 1.11 passes every key under `arguments:` to the test macro; 0.2 failed with Jinja's
-    "macro 'dbt_macro__test_no_drift' takes no keyword argument 'quick_chek'"."""
+    """dbt 1.11 passes every key under `arguments:` to the test macro; before 0.2.0 it failed with
+    Jinja's "macro 'dbt_macro__test_no_drift' takes no keyword argument 'quick_chek'"."""
     vproject.write(
         "models/typo.yml",
         """version: 2
@@ -341,9 +342,9 @@ FILTER_FILES = {
 }
 
 BAD_FILTERS = {
-    # 0.2: [PARSE_SYNTAX_ERROR] ... (line 41, pos 13) of the compiled model
+    # Before 0.2.0: [PARSE_SYNTAX_ERROR] ... (line 41, pos 13) of the compiled model
     "parse": ("qty >", "[PARSE_SYNTAX_ERROR] Syntax error at or near"),
-    # 0.2: Spark's unresolved-column error with a 2 KB plan dump
+    # Before 0.2.0: Spark's unresolved-column error with a 2 KB plan dump
     "column": ("nope > 3", "[UNRESOLVED_COLUMN.WITH_SUGGESTION]"),
 }
 
@@ -424,7 +425,8 @@ TRAILING = "qty >= 0 -- every row"
 
 
 def test_trailing_comment_filter_gives_the_filtered_answer(fproject):
-    """0.2: the comment swallowed `)` and the SQL after it (a syntax error at a later line)."""
+    """Before 0.2.0 the comment swallowed `)` and the SQL after it (a syntax error at a later
+    line)."""
     from dbt_table_diff.scaffold import PairOptions, render_pair
 
     files = render_pair(
