@@ -86,7 +86,8 @@ VALUE_COLUMNS = ["c_int", "c_big", "c_dbl", "c_dec", "c_str", "c_str2", "c_date"
 @dataclass(frozen=True)
 class Layout:
     """How a pair's tables are keyed and stored: bench/run.py's flags of the same names (see the
-    module docstring). The default is the issue's: key ``id``, random key order, no partitions."""
+    module docstring). The default is the original benchmark's: key ``id``, random key order, no
+    partitions."""
 
     composite: bool = False
     partitioned: bool = False

@@ -10,7 +10,7 @@ repetitions and rotating the order:
 * ``floor``: one pass over each table: count + overflow-safe sum of a 64-bit row hash with a NULL
   mask (the least any diff must do: read and hash every row of both sides once);
 * ``join``: hand-written full outer join on (key, row hash), counting added / deleted / modified;
-* ``hash_buckets``: the issue's one-level scheme: per side, count + hash sums per hash bucket of the
+* ``hash_buckets``: the classic one-level scheme: per side, count + hash sums per hash bucket of the
   key (B = 65536), then a full second scan of both tables restricted (broadcast semi join) to the
   buckets whose signatures differ, joined as ``join`` does;
 * ``spark_extension`` (G-Research spark-extension ``diff``, counted per action), ``except_all``

@@ -4,10 +4,10 @@ One SparkSession. Source and target: the same ``--rows`` rows (a key and six typ
 
 - Append (the default): ``--files`` parquet files in key order, a table that is appended to;
   before each rep ``--append`` rows with new keys are appended to the target as one new file.
-- Partitions (``--partitions N``, the shape of issue 20): a table partitioned by day, N days of
-  consecutive keys (one file each), as ``--format`` parquet or delta; before each rep
-  ``--change-partitions`` days of the target are rewritten (Delta: ``REPLACE WHERE``; parquet:
-  ``INSERT OVERWRITE ... PARTITION``) with one row in 1000 modified.
+- Partitions (``--partitions N``, the daily reload ADR 0019 was written for): a table
+  partitioned by day, N days of consecutive keys (one file each), as ``--format`` parquet or
+  delta; before each rep ``--change-partitions`` days of the target are rewritten (Delta:
+  ``REPLACE WHERE``; parquet: ``INSERT OVERWRITE ... PARTITION``) with one row in 1000 modified.
 
 A tracked pair is built once (its snapshot run). Then, ``--reps`` times, after the change, four
 checks of the same two tables are timed, each checked against the truth so far: the tracked

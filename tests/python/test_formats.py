@@ -1,4 +1,4 @@
-"""Every side in every format (issue 27 point 2): parquet, Delta Lake and Iceberg give one answer.
+"""Every side in every format (docs/formats.md): parquet, Delta Lake and Iceberg give one answer.
 
 A matrix of *layouts*: both sides parquet, both Delta, both Iceberg, and two mixed ones (a Delta
 source against an Iceberg target, an Iceberg source against a parquet target). Every layout diffs

@@ -1,4 +1,4 @@
-"""Snapshot-pinned diffs on Delta Lake and Iceberg sides (issue 27 points 3-4).
+"""Snapshot-pinned diffs on Delta Lake and Iceberg sides (docs/semantics.md, "Runs").
 
 A pair resolves each Delta / Iceberg side's current version once, in ``__ranges``; every later pass
 reads ``VERSION AS OF`` it. Proven by a writer that commits to the target between the signature

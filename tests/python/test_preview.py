@@ -1,4 +1,4 @@
-"""`table_diff.preview_pair` (issue 23, point 3): a pair's cost from catalog statistics and EXPLAIN
+"""`table_diff.preview_pair` (ADR 0018): a pair's cost from catalog statistics and EXPLAIN
 COST only. Checked here: it starts no Spark job and scans neither side; its row counts are the
 ANALYZE'd ones; its warnings come and go with the statistics, the key, a wide column and a
 table_filter that prunes nothing; and its pass counts are the scans a real `dbt build` of the

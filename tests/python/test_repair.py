@@ -1,4 +1,4 @@
-"""Repair (issue 23 point 1, issue 27 point 7): `NAME__repair` and `table_diff.apply_repair`.
+"""Repair (ADR 0017): `NAME__repair` and `table_diff.apply_repair`.
 
 The property: after `apply_repair`, the written side holds exactly the other side's rows (as a
 multiset, compared by the oracle's canonical values: NULLs, NaN / -0.0, decimals, timestamps,

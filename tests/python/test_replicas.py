@@ -1,4 +1,4 @@
-"""One source, several replicas, one pass (ADR 0028, issue 23 point 2).
+"""One source, several replicas, one pass (ADR 0028).
 
 A replica set scaffolded with ``--target`` three times (one identical replica, two with different
 drift; NULL values, duplicate and NULL keys on every side) is built in the same dbt run as three

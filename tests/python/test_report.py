@@ -1,4 +1,4 @@
-"""What users look at (issue 22): the run history a package hook keeps, and `table-diff report`.
+"""What users look at (ADR 0016): the run history a package hook keeps, and `table-diff report`.
 
 One small dbt project with the package installed: a pair ``rp`` (400 keys; 8 modified, 1 deleted,
 1 added) and a ``no_drift`` test on the same two models. The tests run in file order on it:

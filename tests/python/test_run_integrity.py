@@ -1,4 +1,4 @@
-"""A result is whole or visibly not (issue: holes a hostile user found, points 3-5; ADR 0011).
+"""A result is whole or visibly not (holes a hostile review found; ADR 0011).
 
 * A ``no_drift`` result cut short at ``max_diff_rows`` fails whatever ``warn_if`` / ``error_if``.
 * A table written while a pair (or a ``no_drift`` test) runs is flagged, not mixed in silently:

@@ -1,4 +1,4 @@
-"""The changes track (issue 20, ADR 0019): a tracked pair hashes only the data files that changed
+"""The changes track (ADR 0019): a tracked pair hashes only the data files that changed
 since its last run and reuses the stored signatures of the rest, and its answers equal those of
 the same pair without a track (the full computation) after every kind of change: rows appended,
 a file deleted, a file rewritten in place under the same name, Delta deletes that rewrite no file
@@ -331,8 +331,9 @@ def _test_result(run) -> tuple[str, int]:
 
 
 def test_pair_matches_fails_with_the_diff_built(track_project):
-    """The scaffold's `--test` (issue 29 point 5): the test on NAME__summary fails after the pair is
-    built, reading its row diff (nothing is skipped); limits as no_drift's; a partial run fails."""
+    """The scaffold's `--test` (generic test `pair_matches`): the test on NAME__summary fails
+    after the pair is built, reading its row diff (nothing is skipped); limits as no_drift's; a
+    partial run fails."""
     p, spark, schema = track_project, track_project.spark, track_project.schema
     spark.sql(f"drop table if exists `{schema}`.pm_source")
     unique = f"select * from ({BODY}) where id is not null and coalesce(s, '') != 'dup'"

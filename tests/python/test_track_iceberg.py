@@ -1,4 +1,4 @@
-"""The changes track on Iceberg sides (issue 27 point 5, ADR 0029): the stored per-leaf signatures
+"""The changes track on Iceberg sides (ADR 0029): the stored per-leaf signatures
 are brought forward by the table's changelog between the stored snapshot and the pinned one
 (rows of added data files add, rows of removed ones subtract), so the answers equal the untracked
 twin's row for row after appends, copy-on-write deletes and updates and a partition overwrite; an
