@@ -162,9 +162,10 @@ class Dbt:
             if r.node.resource_type == "model"  # not the package's on-run-end hook
         }
 
-    def test(self, select: str) -> tuple[str, int]:
+    def test(self, select: str, dbt_vars: dict[str, Any] | None = None) -> tuple[str, int]:
         """Run one data test; (status, failures). A failing test is a result, not an error."""
-        res = self.runner.invoke(["test", "--select", select, *self.common])
+        extra = ["--vars", json.dumps(dbt_vars)] if dbt_vars else []
+        res = self.runner.invoke(["test", "--select", select, *self.common, *extra])
         results = [
             r
             for r in getattr(res.result, "results", None) or []

@@ -54,8 +54,9 @@ KEYS = ["l_orderkey", "l_linenumber"]
 SEED = 7
 TARGET_FILES = 10
 # table_diff and its variants (bench/pair.py VARIANTS: table_diff_hash, _quick, _one_block)
-# table_diff_full_rows: the default pair with the dense row diff's narrow pass off (dbt var
-# table_diff_dense_leaf_share: 2): one full-row join of the mismatched leaves, two reads at most.
+# table_diff_full_rows, no_drift_full_rows: the pair and the test with the dense row diff's narrow
+# pass off (dbt var table_diff_dense_leaf_share: 2, the default before ADR 0033): one full-row
+# join of the mismatched leaves, two reads at most.
 # table_diff_before: the pair as 0.2 planned it (10000-row units, the leaves always looked up in
 # the row fetch: var table_diff_whole_fetch_leaf_share 2), against the default (ADR 0030).
 IN_SESSION = (
@@ -65,6 +66,7 @@ IN_SESSION = (
     "table_diff_full_rows",
     "table_diff_before",
     "no_drift",
+    "no_drift_full_rows",
 )
 E2E = ("dbt build", "join process", "spark_extension process")
 
@@ -194,6 +196,10 @@ def run_session(args: argparse.Namespace) -> dict[str, Any]:
         return {}
 
     def run_table_diff(p, suffix="", dbt_vars=None):
+        if args.first_check:
+            # 'auto' decides from the pair's last block_hashes (ADR 0031): without one, every run
+            # is a first check (keys sampled, leaves grouped), whatever the run before it found.
+            spark.sql(f"drop table if exists {PAIR_SCHEMA}.{p['name']}{suffix}__block_hashes")
         models = dbt.run(
             f"{p['name']}{suffix}__ranges+", {**(args.dbt_vars or {}), **(dbt_vars or {})}
         )
@@ -207,8 +213,10 @@ def run_session(args: argparse.Namespace) -> dict[str, Any]:
             "blocks_mismatched": s["blocks_mismatched"],
         }
 
-    def run_no_drift(p):
-        status, failures = dbt.test(f"no_drift_{p['name']}")
+    def run_no_drift(p, dbt_vars=None):
+        status, failures = dbt.test(
+            f"no_drift_{p['name']}", {**(args.dbt_vars or {}), **(dbt_vars or {})}
+        )
         k = p["truth"]["k"]
         check("no_drift", {"status": status}, {"status": "pass" if k == 0 else "fail"})
         return {}
@@ -222,6 +230,7 @@ def run_session(args: argparse.Namespace) -> dict[str, Any]:
             p, "_unit_10000", {"table_diff_whole_fetch_leaf_share": 2}
         ),
         "no_drift": run_no_drift,
+        "no_drift_full_rows": lambda p: run_no_drift(p, {"table_diff_dense_leaf_share": 2}),
     }
     order = [a for a in IN_SESSION if a in args.approaches]
     for a in order:  # warm-up, untimed
@@ -377,6 +386,11 @@ def main(argv: list[str] | None = None) -> int:
         default=["join", "spark_extension", "table_diff", "no_drift"],
     )
     ap.add_argument("--dbt-vars", type=json.loads, default=None, help="JSON: dbt vars of the pair")
+    ap.add_argument(
+        "--first-check",
+        action="store_true",
+        help="every pair run is a first check: its last block hashes are dropped before it",
+    )
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("--out", type=Path, default=BENCH / "results")
     ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")

@@ -1,14 +1,15 @@
 {#- The row fetch shared by the pair's row diff (diff/) and no_drift (drift/): its tuning vars, the
     dense path's differing keys, the CTEs that pair the rows of selected leaves, the output shape. -#}
 
-{% macro _dense_leaf_share(macro_name='row_diff') %}
+{% macro _dense_leaf_share(macro_name='row_diff', default=0.5) %}
   {#- Share of leaves selected from which the row diff first finds the differing keys on a narrow
-      (key, row hash) projection, then fetches only their rows: a third read of each table after
-      the block pass. Default 2 = never (ADR 0020: no run reads a table more than twice); the
-      narrow path measured 10-15% faster on local disks at dense drift (ADR 0007), so the var
-      `table_diff_dense_leaf_share` still turns it on (0 = always, 0.5 = from half the leaves);
-      the property test runs every path. -#}
-  {{ return(table_diff._number_var(macro_name, 'table_diff_dense_leaf_share', 2, 0)) }}
+      (key, row hash) projection, then fetches only their rows (ADR 0033): a third read of each
+      table after the block pass, but a shuffle of the key and one hash per row instead of every
+      column, which measured faster from half the leaves (and whenever a quick check found drift:
+      its one unit is every leaf). Var `table_diff_dense_leaf_share` (0 = always, above 1 =
+      never: the full rows of the selected leaves joined, two reads at most, ADR 0020). The
+      merge passes `default` 2 (never): its three-way fetch was not measured against it. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_dense_leaf_share', default, 0)) }}
 {% endmacro %}
 
 
@@ -51,6 +52,49 @@
 {% endmacro %}
 
 
+{% macro _narrow_key_parts(spec) %}
+  {#- The narrow pass's join columns, [{'name', 'expr'}] over the row's `__td_k`: a single key
+      raw (`__td_jk`: a NULL key never matches, so its rows always count as differing); a
+      composite key as two columns per key column, its value or a constant of its type when NULL
+      (`__td_j<i>`), and whether it is NULL (`__td_z<i>`): equal pairs are exactly null-safe equal
+      values, and the window and the join partition by plain columns. -#}
+  {% if spec['key'] | length == 1 %}
+    {{ return([{'name': '__td_jk', 'expr': '__td_k'}]) }}
+  {% endif %}
+  {% set parts = [] %}
+  {% for k in spec['key'] %}
+    {% set field = '__td_k.k' ~ loop.index %}
+    {% do parts.append({'name': '__td_j' ~ loop.index, 'expr': 'coalesce(' ~ field ~ ', ' ~ table_diff._key_constant(k['type']) ~ ')'}) %}
+    {% do parts.append({'name': '__td_z' ~ loop.index, 'expr': field ~ ' is null'}) %}
+  {% endfor %}
+  {{ return(parts) }}
+{% endmacro %}
+
+
+{% macro _key_constant(data_type) %}
+  {#- A non-NULL literal of a key column's type, for `_narrow_key_parts` (its value does not matter). -#}
+  {%- set family = table_diff._type_family(data_type) -%}
+  {%- set literal = {'string': "''", 'boolean': 'false', 'date': "date'1970-01-01'",
+      'timestamp': "timestamp'1970-01-01 00:00:00'", 'timestamp_ntz': "timestamp_ntz'1970-01-01 00:00:00'",
+      'binary': "X''"}.get(family, '0') -%}
+  {{ return('cast(' ~ literal ~ ' as ' ~ data_type ~ ')') }}
+{% endmacro %}
+
+
+{% macro _narrow_key_from_parts(spec, parts) %}
+  {#- The key of a row of the narrow join (aliases s, t), in `_narrow_key`'s shape. -#}
+  {% if spec['key'] | length == 1 %}
+    {{ return('coalesce(s.__td_jk, t.__td_jk)') }}
+  {% endif %}
+  {% set fields = [] %}
+  {% for k in spec['key'] %}
+    {% set j, z = '__td_j' ~ loop.index, '__td_z' ~ loop.index %}
+    {% do fields.append("'k" ~ loop.index ~ "', if(coalesce(s." ~ z ~ ", t." ~ z ~ "), cast(null as " ~ k['type'] ~ "), coalesce(s." ~ j ~ ", t." ~ j ~ "))") %}
+  {% endfor %}
+  {{ return("named_struct('k', named_struct(" ~ fields | join(', ') ~ "))") }}
+{% endmacro %}
+
+
 {% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves, key_filter=none, files=none) %}
   {#-
     Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
@@ -71,19 +115,27 @@
     {{ return(none) }}
   {% endif %}
   {%- set filtered = table_diff._leaf_filter_cte(selected_leaves, leaf_count) is not none -%}
+  {#- The key as plain columns: a composite key's columns each as (coalesce(column, a constant of
+      its type), isnull(column)), which the window partitions by and the join equates, null-safe
+      without a struct (sorting a struct of the key costs about a third more than its columns,
+      ADR 0033); a single key raw, as `_narrow_key`. The differing keys come out in `_narrow_key`'s
+      shape, rebuilt from those columns, for the fetch's semi join. -#}
+  {%- set parts = table_diff._narrow_key_parts(spec) -%}
   {% set keys_sql %}
-    select distinct coalesce(s.__td_jk, t.__td_jk) as __td_jk
+    select distinct {{ table_diff._narrow_key_from_parts(spec, parts) }} as __td_jk
     {%- for side, relation in [('source', source), ('target', target)] %}
     {{ 'from' if loop.first else 'full outer join' }} (
       select
-        __td_jk,
+        {%- for p in parts %}
+        {{ p['name'] }},
+        {%- endfor %}
         __td_h1,
-        count(*) over (
-          partition by __td_jk order by __td_jk rows between unbounded preceding and unbounded following
-        ) as __td_n
+        count(*) over (partition by {{ parts | map(attribute='name') | join(', ') }}) as __td_n
       from (
         select {{ table_diff._leaf_hint(plan) if filtered }}
-          {{ table_diff._narrow_key(spec, '__td_k') }} as __td_jk,
+          {%- for p in parts %}
+          {{ p['expr'] }} as {{ p['name'] }},
+          {%- endfor %}
           {{ table_diff.row_fingerprint(table_diff._fingerprint_inputs(spec, side), 'a') }} as __td_h1
         from (
           select *, {{ table_diff._key_expr(spec, side) }} as __td_k
@@ -103,8 +155,9 @@
       ) as x
     ) as {{ 's' if loop.first else 't' }}
     {%- endfor %}
-      on s.__td_jk = t.__td_jk and s.__td_n = 1 and t.__td_n = 1
-    where s.__td_jk is null or t.__td_jk is null or s.__td_h1 != t.__td_h1
+      on {% for p in parts %}s.{{ p['name'] }} = t.{{ p['name'] }} and {% endfor %}s.__td_n = 1 and t.__td_n = 1
+    {#- Unmatched: a key on one side only, stored more than once, or with another row hash. #}
+    where s.__td_n is null or t.__td_n is null or s.__td_h1 != t.__td_h1
   {% endset %}
   {% set view = 'td_cache_keys_' ~ local_md5(source ~ target ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
   {% do table_diff.cache_view(view, keys_sql) %}

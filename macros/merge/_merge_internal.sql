@@ -138,7 +138,7 @@
     1. Leaf pass (a query run here): per leaf and side a row count and the 128-bit signature
        sums, base's computed once for both comparisons; the leaves where ours or theirs differs
        from base. None: the candidates are empty and nothing else is read.
-    2. Dense changes (at least `_dense_leaf_share()` of the leaves, the pair's rule, ADR 0007):
+    2. Dense changes (at least `_dense_leaf_share` of the leaves, the pair's var, never by default for the merge, ADR 0007):
        one narrow pass (key and row hashes of the three sides in those leaves, one shuffle of a
        few bytes per row) finds the keys that are not one identical row on every side, cached
        (`_merge_changed_keys`); up to `_broadcast_key_limit()` of them are broadcast to the fetch,
@@ -191,7 +191,7 @@
     {%- set ranges_from = ('(' ~ ranges_sql ~ ') as td_ranges') if ranges_sql else none -%}
     {%- set leaves = sig[1] if changed_leaves < leaf_count else none -%}
     {%- set keys_view = table_diff._merge_changed_keys(spec, relations, leaf_plan, ranges_from, leaves)
-        if changed_leaves >= leaf_count * table_diff._dense_leaf_share('merge_candidates') else none -%}
+        if changed_leaves >= leaf_count * table_diff._dense_leaf_share('merge_candidates', 2) else none -%}
     {%- do log("table_diff.merge_candidates: " ~ spec['base'] ~ " / " ~ spec['ours'] ~ " / " ~ spec['theirs'] ~ ": "
         ~ changed_leaves ~ " of " ~ leaf_count ~ " " ~ spec['strategy'] ~ " leaves changed; fetching the rows of "
         ~ ("the changed keys" if keys_view else "those leaves") ~ ".", info=true) -%}

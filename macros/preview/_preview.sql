@@ -12,8 +12,9 @@
     - the whole-table signature (quick check), each side (block_hashes);
     - the leaf signatures, each side, without the quick check (with it, drift sends the row diff
       over every row: no leaf pass, ADR 0020);
-    - the narrow key/hash pass, each side, dense drift without the quick check only (row_diff's
-      cached differing keys; off by default since ADR 0020);
+    - the narrow key/hash pass, each side (row_diff's cached differing keys, ADR 0033), where the
+      row diff is dense: drift without the quick check in at least the dense share of the leaves,
+      or any drift the quick check found (its units are every leaf), unless the share is above 1;
     - the row fetch, each side, when anything differs (row_diff; on few key ranges it may read only
       some row groups or partitions: ADR 0010);
     - the change check, a count-like query on each side that is not pinned to a version and has
@@ -38,7 +39,8 @@
           ('key sample', [planned['larger_side']] if spec['strategy'] == 'range' and not (quick and sample_skipped) else []),
           ('whole-table signature', ['source', 'target'] if quick else []),
           ('leaf signatures', ['source', 'target'] if not quick else []),
-          ('narrow key/hash pass', ['source', 'target'] if case == 'drifted_dense' and not quick else []),
+          ('narrow key/hash pass', ['source', 'target'] if (case == 'drifted_dense' and not quick)
+              or (drifted and quick and report['dense_leaves'] <= planned['leaf_count']) else []),
           ('row fetch', ['source', 'target'] if drifted else []),
           ('change check', ['source', 'target'] | select('in', table_diff._preview_checked_sides(report)) | list if drifted else []),
       ] %}

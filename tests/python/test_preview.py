@@ -268,9 +268,10 @@ def test_warnings_for_the_key_a_wide_column_and_a_table_filter(pproject):
 def test_pass_counts_are_the_scans_a_build_makes(pproject):
     """The preview's passes per side equal the scans of each side in a real `dbt build` of the
     pair: identical sides on a first run (leaf pass) and again (quick check), one changed row
-    after an identical run (the quick check, then every row compared: ADR 0020), and the same
-    drift again ('auto' skips the quick check) with the dense row fetch's narrow pass (var
-    table_diff_dense_leaf_share 0, given to the preview too).
+    after an identical run (the quick check, then every row compared, the differing keys named
+    first by the narrow pass: ADR 0033), and the same drift again ('auto' skips the quick check)
+    with the dense row fetch's narrow pass (var table_diff_dense_leaf_share 0, given to the
+    preview too).
 
     A pair with column_map (the target stores id as key_id, v as val) and a tolerance on d (the
     target's d moved within it) is built beside it in the two identical builds (one dbt build
