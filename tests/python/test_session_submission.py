@@ -487,9 +487,7 @@ def test_table_diff_table_on_parquet_swaps_by_rename_and_cleans_what_a_kill_left
     spark = project.spark
 
     def leftovers() -> list[str]:
-        return sorted(
-            t.name for t in spark.catalog.listTables(project.schema) if "__td_" in t.name
-        )
+        return sorted(t.name for t in spark.catalog.listTables(project.schema) if "__td_" in t.name)
 
     for batch in (1, 2):
         project.run("build", "--vars", f"{{batch: {batch}}}").assert_success()
@@ -500,9 +498,15 @@ def test_table_diff_table_on_parquet_swaps_by_rename_and_cleans_what_a_kill_left
 
     # A build killed while writing each model's new table (SQL), and one killed between its two
     # renames (Python): the name is empty, the old table aside.
-    spark.sql(f"create table {project.relation('swap_sql__td_new')} using parquet as select -1 as batch")
-    spark.sql(f"alter table {project.relation('swap_py')} rename to {project.relation('swap_py__td_old')}")
-    spark.sql(f"create table {project.relation('swap_py__td_new')} using parquet as select -1 as batch")
+    spark.sql(
+        f"create table {project.relation('swap_sql__td_new')} using parquet as select -1 as batch"
+    )
+    spark.sql(
+        f"alter table {project.relation('swap_py')} rename to {project.relation('swap_py__td_old')}"
+    )
+    spark.sql(
+        f"create table {project.relation('swap_py__td_new')} using parquet as select -1 as batch"
+    )
     assert not project.table_exists("swap_py")
 
     # The next build of the Python model fails after putting the old table back.
