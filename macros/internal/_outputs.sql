@@ -6,7 +6,8 @@
   `table_diff_file_format`: 'auto' (the default: Delta when the session can write Delta tables,
   else parquet), 'delta' or 'parquet'. A model's own `file_format` config, when set, wins. On Delta
   a rebuild is one `create or replace` commit, so a table is never missing or half written, and
-  its earlier versions stay readable (by `version as of`).
+  its earlier versions stay readable (by `version as of`). On parquet the new table is written
+  aside and renamed into place (ADR 0032), so a stopped build leaves the old table or the new one.
 -#}
 
 {% macro _output_file_format(macro_name='table_diff_table') %}
@@ -56,7 +57,9 @@
 {#- The Python model's code followed by its write, through the session plugin's writer
     (`dbt_table_diff.session_submission.write_table`: on Delta `createOrReplace` with column
     mapping, one commit over an existing Delta table; on parquet the statement a SQL model of the
-    format runs, after the drop). The marker line tells the session
+    format runs). `relation` is the model's table when Delta replaces it in place, else the name
+    the materialization writes aside and renames into place (`<model>__td_new`, ADR 0032), as for
+    a SQL model. The marker line tells the session
     plugin the format was chosen here and must be kept. -#}
 {{ compiled_code }}
 # --- table_diff_table materialization (file_format chosen by table_diff_file_format) --- #

@@ -10,8 +10,9 @@ Guarantees:
 
 * an exception raised by the model fails the model; the message carries the model's own traceback
   (frames of the model file, with source lines) rather than this helper's;
-* nothing is written unless ``model()`` returned and the write succeeded (on parquet dbt-spark
-  drops the old table before calling us, and Spark's data-source commit protocol removes partial
+* nothing is written unless ``model()`` returned and the write succeeded (on parquet dbt-spark's
+  ``table`` drops the old table before calling us, table_diff's ``table_diff_table`` writes aside
+  and renames after, and Spark's data-source commit protocol removes partial
   output on failure; on Delta an unfinished write commits nothing);
 * the model's file format is honoured: a configured ``file_format``, and the one the package's
   ``table_diff_table`` materialization chose at run time (``table_diff_file_format``, ADR 0015),
@@ -29,7 +30,9 @@ Guarantees:
   files and the catalog entry) leaves files at the table's managed location with no table; Spark
   then refuses every later build of the model (``LOCATION_ALREADY_EXISTS``). When the model's
   table is not in the catalog, files at its managed location are such an orphan, and they are
-  removed first, with a log line (``clear_orphan_location``).
+  removed first, with a log line (``clear_orphan_location``); so are those of the name
+  ``table_diff_table`` writes a new table under before it renames it into place
+  (``<model>__td_new``, ADR 0032).
 """
 
 from __future__ import annotations
@@ -127,6 +130,11 @@ def delta_writer(df, *, column_mapping: bool = False):
     return writer
 
 
+# The suffix of the name under which the table_diff_table materialization writes a table that is
+# not replaced in place (macros/materializations/table_diff_table.sql, ADR 0032).
+NEW_TABLE_SUFFIX = "__td_new"
+
+
 def write_table(spark, df, relation: str, file_format: str) -> None:
     """The write of a Python model of the package's ``table_diff_table`` materialization (ADR 0015),
     in the format it chose at run time.
@@ -135,7 +143,8 @@ def write_table(spark, df, relation: str, file_format: str) -> None:
     (:data:`DELTA_COLUMN_MAPPING`, as the materialization's SQL models get it): over an existing
     Delta table one ``CREATE OR REPLACE TABLE AS SELECT`` commit. Not :func:`delta_writer`'s
     ``saveAsTable``: Delta ignores its option when it replaces a table, so a rebuild with a name
-    like ``Unit Price`` would fail. Parquet (after the materialization dropped the table):
+    like ``Unit Price`` would fail. Parquet (``relation`` is then the name the materialization
+    writes aside, ``<model>__td_new``, and renames into place once this returned: ADR 0032):
     ``create table ... using parquet as`` over a temporary view of the DataFrame, the statement its
     SQL models run (``DataFrameWriter.saveAsTable`` in parquet was seen to fail as a "REPLACE TABLE
     AS SELECT" on a V1 table on a session with Delta's catalog).
@@ -262,13 +271,17 @@ class SessionPythonJobHelper(PythonJobHelper):
             "__name__": f"dbt_model_{model.get('name')}",
             "__table_diff_delta_writer__": delta_writer,
         }
-        removed = clear_orphan_location(spark, model.get("schema"), model.get("alias"))
-        if removed:
-            print(
-                f"table_diff: removed {removed}: files of an interrupted write of "
-                f"{model.get('schema')}.{model.get('alias')} with no table in the catalog",
-                file=sys.stderr,
-            )
+        alias = model.get("alias")
+        # The model's own name, and the name table_diff_table writes a new table under before it
+        # swaps it in by rename (ADR 0032).
+        for identifier in (alias, f"{alias}{NEW_TABLE_SUFFIX}" if alias else None):
+            removed = clear_orphan_location(spark, model.get("schema"), identifier)
+            if removed:
+                print(
+                    f"table_diff: removed {removed}: files of an interrupted write of "
+                    f"{model.get('schema')}.{identifier} with no table in the catalog",
+                    file=sys.stderr,
+                )
         sc = spark.sparkContext
         sc.setJobDescription(f"dbt model {model.get('unique_id', model.get('name'))}")
         try:

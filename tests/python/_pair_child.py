@@ -3,8 +3,10 @@
 ``python _pair_child.py CONF_JSON PROJECT_DIR [steps]``, the steps run in this order:
 
 * ``--read SUMMARY_RELATION``: the pair as :func:`dbt_table_diff.report.read_pair` reads it (the
-  state the previous child left, before this one writes anything), with each table's format and
-  current Delta version, and the run history (``table_diff_runs``: status, unfinished) beside it;
+  state the previous child left, before this one writes anything), with each table's format,
+  current Delta version and the run ids on its rows (the row diff's rows too), the tables the
+  package's materialization left aside (``__td_``), and the run history (``table_diff_runs``:
+  status, unfinished) beside it;
 * ``--reader MODEL``: a build of MODEL, a model reading the pair through
   ``table_diff.pair_output``, and its rows (``id``, ``diff_type``);
 * ``--sql STMT`` (repeatable): statements before the builds;
@@ -39,7 +41,8 @@ def emit(step: str, **data) -> None:
 
 
 def table_state(spark, relation: str) -> dict:
-    """Format (provider) and current Delta version of a table, or {'missing': True}."""
+    """Format (provider), current Delta version and the run ids its rows carry (read as it is,
+    not through the summary) of a table, or {'missing': True}; a row diff's rows too."""
     if not spark.catalog.tableExists(relation):
         return {"missing": True}
     rows = spark.sql(f"describe table extended {relation}").collect()
@@ -49,7 +52,13 @@ def table_state(spark, relation: str) -> dict:
     version = None
     if provider == "delta":
         version = int(spark.sql(f"describe history {relation} limit 1").collect()[0][0])
-    return {"format": provider, "version": version}
+    state: dict = {"format": provider, "version": version}
+    df = spark.table(relation)
+    if "run_id" in df.columns:
+        state["run_ids"] = sorted((r[0] for r in df.select("run_id").distinct().collect()), key=str)
+    if relation.endswith("__row_diff"):
+        state["rows"] = sorted([r["id"], r["diff_type"]] for r in df.collect())
+    return state
 
 
 def read(spark, summary_relation: str) -> dict:
@@ -59,8 +68,10 @@ def read(spark, summary_relation: str) -> dict:
     prefix = summary_relation.removesuffix("__summary")
     state = {t: table_state(spark, f"{prefix}__{t}") for t in PAIR_TABLES}
     state["history"] = table_state(spark, f"{prefix.rsplit('.', 1)[0]}.table_diff_run_history")
-    # The run history beside the pair: one row per run (the view folds `running` rows).
     schema = summary_relation.rsplit(".", 1)[0]
+    # What the package's materialization writes aside before it renames (ADR 0032), if left.
+    aside = sorted(t.name for t in spark.catalog.listTables(schema) if "__td_" in t.name)
+    # The run history beside the pair: one row per run (the view folds `running` rows).
     runs = [
         [r["status"], r["finished_at"] is None]
         for r in spark.table(f"{schema}.table_diff_runs").orderBy("recorded_at").collect()
@@ -68,7 +79,7 @@ def read(spark, summary_relation: str) -> dict:
     try:
         summary, rows = read_pair(spark, summary_relation, limit=10000)
     except StaleRunError as exc:
-        return {"stale": str(exc), "tables": state, "runs": runs}
+        return {"stale": str(exc), "tables": state, "runs": runs, "aside": aside}
     keep = (
         "status",
         "run_id",
@@ -86,6 +97,7 @@ def read(spark, summary_relation: str) -> dict:
         "rows": sorted([r["id"], r["diff_type"]] for r in rows),
         "tables": state,
         "runs": runs,
+        "aside": aside,
         # The HTML report's block map reads ranges, block hashes and split beyond read_pair.
         "block_map": json.loads(
             json.dumps(build_report(spark, summary_relation)["block_map"], default=str)

@@ -7,10 +7,13 @@ one model starts. A child then reads the pair as the CLI does
 (:func:`dbt_table_diff.report.read_pair`), and its run history, which keeps the killed run as
 `running`.
 
-* Parquet (a Spark without the Delta jars, so `table_diff_file_format: auto` writes parquet): the
-  reader sees either exactly A's diff or exactly B's, each with every count equal to the rows, or a
-  stale result that says so and how to rebuild: never a summary of one run beside the row diff of
-  another. The last good result is not kept.
+* Parquet (a Spark without the Delta jars, so `table_diff_file_format: auto` writes parquet):
+  every table of the pair is there after the kill and holds one run, whole: the killed run's where
+  its model finished, else A's, the model being built included (the materialization writes aside
+  and renames, ADR 0032), so A's row diff stays beside A's summary. The reader sees exactly A after
+  a kill in the ranges (nothing replaced yet), exactly B once the summary landed, and otherwise a
+  stale result naming the run that disagrees and how to rebuild: never a summary of one run beside
+  the row diff of another. Without versions the reader cannot go back to A's earlier tables.
 * Delta (the jars and confs of ADR 0012, `auto` writes Delta): the reader sees exactly A's summary
   and row diff after a kill in the Python split or in the summary (KILL_CHAIN says why those two),
   although the killed build had replaced the tables before that model (the summary names the
@@ -208,11 +211,11 @@ def test_explicit_delta_on_a_spark_without_delta_fails_before_touching_the_table
 
 @pytest.fixture(scope="module")
 def parquet_kills(killed_project) -> dict[str, dict]:
-    """For each model in turn, a child that builds A completely, moves the target to B and is
-    killed inside that model's build; the next child reads the pair before it writes anything,
-    as a child of its own did before (a last child only reads). Seven JVMs instead of twelve for
-    the same states read; each kill is recorded, not asserted here, so one bad kill fails its
-    own test only."""
+    """For each model in turn, a child that builds A completely (and reads it), moves the target
+    to B and is killed inside that model's build; the next child reads the pair before it writes
+    anything, as a child of its own did before (a last child only reads). Seven JVMs instead of
+    twelve for the same states read; each kill is recorded, not asserted here, so one bad kill
+    fails its own test only."""
     root, conf, _ = killed_project
     tgt = f"{SCHEMA}.tgt"
     kills: dict[str, dict] = {}
@@ -220,24 +223,34 @@ def parquet_kills(killed_project) -> dict[str, dict]:
         args = ["--read", SUMMARY] if i else []
         if model:
             args += ["--sql", f"insert overwrite table {tgt} {STATE_A}"]
-            args += ["--build", "--select", "pair__ranges+"]
+            args += ["--build", "--select", "pair__ranges+", "--read-after-build", SUMMARY]
             args += ["--then-sql", f"insert overwrite table {tgt} {STATE_B}"]
             args += ["--kill-at", f"pair__{model}", "--delay", "0.5"]
         code, steps, tail = _child(conf, root, *args)
         if i:
             kills[MODELS[i - 1]].update(read=(steps.get("read") or [None])[0], read_tail=tail)
         if model:
-            kills[model] = {"code": code, "tail": tail}
+            kills[model] = {
+                "code": code,
+                "tail": tail,
+                "A": (steps.get("read_after_build") or [None])[0],
+                "finished": [f["model"] for f in steps.get("finished", [])],
+            }
     return kills
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", MODELS)
-def test_killed_build_leaves_the_last_result_or_a_visibly_stale_one(parquet_kills, model):
+def test_killed_build_leaves_every_table_whole_and_the_last_result_where_it_can(
+    parquet_kills, model
+):
     kill = parquet_kills[model]
     assert kill["code"] == -9, kill["tail"]
-    result = kill["read"]
-    assert result is not None, kill["read_tail"]
+    a, result = kill["A"], kill["read"]
+    assert a is not None and result is not None, kill["read_tail"]
+    _assert_exactly(a, "A", "complete build of A")
+    # The complete build first cleaned what the previous child's killed build left aside.
+    assert a["aside"] == [], a
     # The run history: the complete build's run, then the killed one, still `running` (its
     # on-run-start row; no on-run-end ever came), never shown as failed. (Killed 0.5 s into the
     # summary, the kill may land after the on-run-end hook recorded the finished run.)
@@ -246,16 +259,49 @@ def test_killed_build_leaves_the_last_result_or_a_visibly_stale_one(parquet_kill
     assert last == ["running", True] or (model == "summary" and last == ["completed", False]), (
         result["runs"]
     )
-    if "stale" in result:
+    finished = [m for m in MODELS if f"pair__{m}" in kill["finished"]]
+    assert finished == list(MODELS[: len(finished)]), kill["finished"]
+    # The defect this guards: killed inside the row diff, the row diff was missing. (Other models
+    # may finish within the delay; each test then checks the model the kill did land in.)
+    if model == "row_diff":
+        assert "row_diff" not in finished, f"the kill landed after row_diff: {kill['finished']}"
+    # Every table of the pair is there and holds one run, whole (ADR 0032: the new table is
+    # written aside and renamed into place): the killed run's where its model finished, else A's,
+    # the model being built included.
+    run_a = a["summary"]["run_id"]
+    tables = result["tables"]
+    killed_runs = set()
+    for t in MODELS:
+        state = tables[t]
+        assert not state.get("missing"), (t, result)
+        assert len(state["run_ids"]) == 1, (t, state)
+        if t in finished:
+            assert state["run_ids"] != [run_a], (t, result)
+            killed_runs.update(state["run_ids"])
+        else:
+            assert state["run_ids"] == [run_a], (t, result)
+    assert len(killed_runs) <= 1, killed_runs
+    if "row_diff" not in finished:
+        # A's row diff, whole, read as it is: the last result's rows beside its summary.
+        assert tables["row_diff"]["rows"] == EXPECTED["A"], tables["row_diff"]
+    # Left aside at most the new table of the model the kill landed in (the next build drops it).
+    building = MODELS[len(finished)] if len(finished) < len(MODELS) else None
+    assert set(result["aside"]) <= {f"pair__{building}__td_new"}, result["aside"]
+    if not finished:
+        # Killed inside the ranges: no table was replaced, so the reader shows the last result,
+        # whole, as on Delta.
+        _assert_exactly(result, "A", f"killed at {model}")
+        assert result["summary"] == a["summary"], result
+        assert result["block_map"] == a["block_map"], (model, result["block_map"])
+    elif building is None:
+        # The summary landed before the kill: the killed run was complete.
+        _assert_exactly(result, "B", f"killed after the summary at {model}")
+    else:
+        # Some tables of the killed run beside the last run's summary: stale, naming the run
+        # that disagrees (no table is missing any more) and the fix, never a mixture.
+        assert "stale" in result, f"killed at {model} after {finished}, read as complete: {result}"
         assert "Rebuild the pair: dbt build --select +" in result["stale"], result
-        assert "failed or was stopped" in result["stale"] or "missing" in result["stale"], result
-        return
-    _assert_exactly(result, "A" if result["rows"] == EXPECTED["A"] else "B", f"killed at {model}")
-    # Killed at row_diff, the new run's ranges, hashes and split exist beside the old summary:
-    # that can only be read as stale.
-    assert model != "row_diff", f"killed inside row_diff, yet the pair read as complete: {result}"
-    # Killed at column_stats (after the new row diff, before the summary): stale as well.
-    assert model != "column_stats", f"killed in column_stats, yet read as complete: {result}"
+        assert "belongs to run" in result["stale"], result
 
 
 # --------------------------------------------------------------------------------------------------

@@ -444,6 +444,85 @@ def test_a_pairs_python_split_on_thrift_names_split_sql(name, fix):
 
 
 # --------------------------------------------------------------------------------------------------
+# (e2) table_diff_table on parquet: the new table written aside, swapped in by rename (ADR 0032)
+# --------------------------------------------------------------------------------------------------
+
+SWAP_SQL_MODEL = """\
+{{ config(materialized='table_diff_table') }}
+select {{ var('batch', 1) }} as batch
+"""
+SWAP_PY_MODEL = """\
+def model(dbt, session):
+    dbt.config(materialized="table_diff_table")
+    batch = int(dbt.config.get("batch"))
+    if batch < 0:
+        raise ValueError("model failed on purpose")
+    return session.createDataFrame([(batch,)], "batch int")
+"""
+SWAP_PY_YML = """\
+models:
+  - name: swap_py
+    config:
+      batch: "{{ var('batch', 1) }}"
+"""
+
+
+@pytest.mark.slow
+def test_table_diff_table_on_parquet_swaps_by_rename_and_cleans_what_a_kill_left(
+    dbt_project_factory,
+):
+    """Each rebuild leaves the model's table and nothing beside it. What a killed build leaves is
+    simulated, then cleaned by the next build before it writes: a new table not yet swapped in
+    (dropped), the old table renamed aside with the name empty (killed between the two renames:
+    put back, so even a build that then fails leaves the old table under its name)."""
+    project = dbt_project_factory(
+        "td_swap",
+        {
+            "models/swap_sql.sql": SWAP_SQL_MODEL,
+            "models/swap_py.py": SWAP_PY_MODEL,
+            "models/swap_py.yml": SWAP_PY_YML,
+        },
+        packages=True,
+    )
+    spark = project.spark
+
+    def leftovers() -> list[str]:
+        return sorted(t.name for t in spark.catalog.listTables(project.schema) if "__td_" in t.name)
+
+    for batch in (1, 2):
+        project.run("build", "--vars", f"{{batch: {batch}}}").assert_success()
+        for name in ("swap_sql", "swap_py"):
+            assert project.table_provider(name) == "parquet"
+            assert project.rows(name) == [(batch,)], name
+        assert leftovers() == []
+
+    # A build killed while writing each model's new table (SQL), and one killed between its two
+    # renames (Python): the name is empty, the old table aside.
+    spark.sql(
+        f"create table {project.relation('swap_sql__td_new')} using parquet as select -1 as batch"
+    )
+    spark.sql(
+        f"alter table {project.relation('swap_py')} rename to {project.relation('swap_py__td_old')}"
+    )
+    spark.sql(
+        f"create table {project.relation('swap_py__td_new')} using parquet as select -1 as batch"
+    )
+    assert not project.table_exists("swap_py")
+
+    # The next build of the Python model fails after putting the old table back.
+    failed = project.run("build", "--select", "swap_py", "--vars", "{batch: -1}")
+    assert not failed.success
+    assert "model failed on purpose" in failed.message("swap_py"), failed.describe()
+    assert "held its previous table" in failed.log, failed.describe()
+    assert project.rows("swap_py") == [(2,)]
+    assert leftovers() == ["swap_sql__td_new"]
+
+    project.run("build", "--vars", "{batch: 3}").assert_success()
+    assert project.rows("swap_sql") == [(3,)] and project.rows("swap_py") == [(3,)]
+    assert leftovers() == []
+
+
+# --------------------------------------------------------------------------------------------------
 # (f) file formats on a session with Delta: the package's materialization, a configured format
 # --------------------------------------------------------------------------------------------------
 
