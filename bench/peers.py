@@ -1,7 +1,7 @@
 """The benchmark's peers: the other ways to diff two tables, each returning the counts it found.
 
 Written here, independently of the package's SQL: the one-pass ``floor``, the hand-written full
-outer ``join`` on (key, row hash), the issue's one-level ``hash_buckets`` scheme, ``exceptAll``
+outer ``join`` on (key, row hash), the classic one-level ``hash_buckets`` scheme, ``exceptAll``
 both ways, and the third-party ones, G-Research spark-extension's ``diff`` and datacompy's
 ``SparkSQLCompare`` (both pinned in bench/requirements.txt and imported only when timed).
 bench/run.py times them and checks each result against the generator's truth.
@@ -125,7 +125,7 @@ def join3(spark, base: str, ours: str, theirs: str, keys: list[str], values: lis
     return out
 
 
-BUCKETS = 65536  # the issue's one-level scheme: B = 65536 hash buckets
+BUCKETS = 65536  # the classic one-level scheme: B = 65536 hash buckets
 
 
 def bucket_expr(keys: list[str], prefix: str = "") -> str:
@@ -145,7 +145,7 @@ def bucket_signatures_sql(src: str, tgt: str, keys: list[str], columns: list[str
 
 
 def hash_buckets(spark, src: str, tgt: str, keys: list[str], columns: list[str]) -> dict[str, int]:
-    """The issue's one-level block scheme: B hash buckets, then a full second scan of both tables
+    """The classic one-level block scheme: B hash buckets, then a full second scan of both tables
     restricted (broadcast semi join) to the buckets whose signatures differ."""
     sig: dict[int, dict[str, tuple[int, int, int]]] = {}
     for r in spark.sql(bucket_signatures_sql(src, tgt, keys, columns)).collect():

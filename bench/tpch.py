@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """TPC-H lineitem: table_diff against the hand-written join and spark-extension on data nobody here
-generated (issue 30).
+generated, the way a new user would (ADR 0020, ADR 0030).
 
     .venv/bin/python bench/tpch.py --sf 1 --drift 0,0.01%,0.1%,1% --reps 3 --e2e-reps 3
 
@@ -57,7 +57,7 @@ TARGET_FILES = 10
 # table_diff_full_rows, no_drift_full_rows: the pair and the test with the dense row diff's narrow
 # pass off (dbt var table_diff_dense_leaf_share: 2, the default before ADR 0033): one full-row
 # join of the mismatched leaves, two reads at most.
-# table_diff_before: the pair as 0.2 planned it (10000-row units, the leaves always looked up in
+# table_diff_before: the pair as planned before ADR 0030 (10000-row units, the leaves always looked up in
 # the row fetch: var table_diff_whole_fetch_leaf_share 2), against the default (ADR 0030).
 IN_SESSION = (
     "join",
