@@ -57,8 +57,8 @@ TARGET_FILES = 10
 # table_diff_full_rows, no_drift_full_rows: the pair and the test with the dense row diff's narrow
 # pass off (dbt var table_diff_dense_leaf_share: 2, the default before ADR 0033): one full-row
 # join of the mismatched leaves, two reads at most.
-# table_diff_before: the pair as planned before ADR 0030 (10000-row units, the leaves always looked up in
-# the row fetch: var table_diff_whole_fetch_leaf_share 2), against the default (ADR 0030).
+# table_diff_before: the pair as planned before ADR 0030 (10000-row units, the leaves always looked
+# up in the row fetch: var table_diff_whole_fetch_leaf_share 2), against the default (ADR 0030).
 IN_SESSION = (
     "join",
     "spark_extension",
