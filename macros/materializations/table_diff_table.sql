@@ -62,7 +62,9 @@
       under a location_root (the folder is the model's name): drop, then create. -#}
   {%- set in_place = file_format == 'delta' and old_relation is not none
       and old_relation.type == 'table' and old_relation.is_delta -%}
-  {%- set by_rename = not in_place and config.get('location_root') is none -%}
+  {#- With no table under the name there is nothing to keep: the table is written there directly
+      (on Delta by `create or replace`, one commit, as a replace in place). -#}
+  {%- set by_rename = not in_place and old_relation is not none and config.get('location_root') is none -%}
   {% if old_relation is not none and not in_place and not by_rename %}
     {{ adapter.drop_relation(old_relation) }}
   {% endif %}
@@ -70,7 +72,7 @@
 
   {%- call statement('main', language=language) -%}
     {%- if language == 'sql' -%}
-      {{ 'create or replace table' if in_place else 'create table' }} {{ write_relation }}
+      {{ 'create or replace table' if file_format == 'delta' and not by_rename else 'create table' }} {{ write_relation }}
       using {{ file_format }}
       {{ options_clause() }}
       {{ table_diff._output_tblproperties(file_format) }}
