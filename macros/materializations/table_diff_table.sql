@@ -12,6 +12,7 @@
     `ours__Unit Price`) are written as they are. Until it lands, readers see
     the previous version; after it, the previous versions stay readable by `version as of`. A
     build killed at any point leaves the table whole.
+  - With no table under the name: written there directly (Delta: `create or replace`).
   - Otherwise (parquet, or a change of format), by rename (ADR 0032): the new table is written
     aside as `<name>__td_new`; only when that create succeeded is the old table renamed
     `<name>__td_old`, the new one renamed `<name>`, and the old one dropped. A rename is one
