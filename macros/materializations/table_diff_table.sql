@@ -91,10 +91,11 @@
   {% if by_rename %}
     {#- The new table is whole: swap it in. Between the two renames the name is empty (see above). -#}
     {% do adapter.cache_added(new_relation) %}
-    {%- set old_aside = old_relation.incorporate(path={'identifier': identifier ~ '__td_old'}) if old_relation is not none else none -%}
-    {% if old_relation is not none %}{% do adapter.rename_relation(old_relation, old_aside) %}{% endif %}
+    {#- by_rename implies a table under the name (a first build writes there directly). -#}
+    {%- set old_aside = old_relation.incorporate(path={'identifier': identifier ~ '__td_old'}) -%}
+    {% do adapter.rename_relation(old_relation, old_aside) %}
     {% do adapter.rename_relation(new_relation, target_relation) %}
-    {% if old_relation is not none %}{% do adapter.drop_relation(old_aside) %}{% endif %}
+    {% do adapter.drop_relation(old_aside) %}
   {% endif %}
 
   {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
