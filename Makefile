@@ -101,9 +101,10 @@ bench-tpch: check-java venv
 # query planning and the JIT, not to data. C1 alone (no C2 recompiles) and the serial collector cut
 # a pytest module's CPU time by about 38% on two cores (and its wall time by 15-30%); spark-submit
 # passes SPARK_SUBMIT_OPTS to every driver JVM these targets start, child processes included, and
-# the cluster's master and workers take SPARK_DAEMON_JAVA_OPTS. Never the bench: its big scans
-# need C2.
-TEST_JAVA_OPTS := -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+# the cluster's master and workers take SPARK_DAEMON_JAVA_OPTS. C1 alone reserves a 48 MB code
+# cache, which the integration build fills within a minute ("Out of space in CodeCache", then
+# failed tasks): 240 MB, the size it has with C2. Never the bench: its big scans need C2.
+TEST_JAVA_OPTS := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC
 demo pytest integration lint-sql engines-thrift engines-cluster integration-and-engines: \
   export SPARK_SUBMIT_OPTS := $(TEST_JAVA_OPTS)
 engines-cluster integration-and-engines: export SPARK_DAEMON_JAVA_OPTS := $(TEST_JAVA_OPTS)
