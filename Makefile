@@ -140,8 +140,11 @@ lint-python: venv
 # sqlfluff's dbt templater compiles every model in integration_tests with dbt-spark `method:
 # session`: it starts a local SparkSession on the integration metastore, so it needs the built
 # project (hence the dependency) and must not run while another process uses that metastore.
+# --processes 2: the dbt templater still renders every file in the main process, one SparkSession
+# (sqlfluff never templates dbt in a worker), while two workers parse and lint the rendered SQL,
+# sqlfluff's slow single-threaded part: 11 minutes alone, the longest step after pytest.
 lint-sql: check-java venv lakehouse-jars integration
-	$(WITH_LAKEHOUSE) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) $(BIN)/sqlfluff lint $(SQL_LINT_PATHS)
+	$(WITH_LAKEHOUSE) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) $(BIN)/sqlfluff lint --processes 2 $(SQL_LINT_PATHS)
 
 # Two pytest workers (pytest-xdist), each with its own SparkSession, metastore and warehouse under
 # its own tmp dir; whole files per worker (--dist loadfile), so a module's fixtures are built once.

@@ -62,6 +62,14 @@ HEAVY_MODULES = (
     "test_formats.py",
     "test_preview.py",
     "test_repair.py",
+    "test_track_iceberg.py",
+    "test_tolerance.py",
+    "test_drift_tests.py",
+    "test_session_submission.py",
+    "test_bench.py",
+    "test_replicas.py",
+    "test_run_integrity.py",
+    "test_split_sql.py",
 )
 
 
