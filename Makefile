@@ -99,7 +99,7 @@ bench-tpch: check-java venv
 
 # The test JVMs answer thousands of queries over a few rows each: their CPU goes to class loading,
 # query planning and the JIT, not to data. C1 alone (no C2 recompiles) and the serial collector cut
-# a pytest module's CPU time by about 38% on two cores (and its wall time by 15-30%); spark-submit
+# a short pytest run's CPU time by about 38%, the whole suite's time by 9% (ADR 0034); spark-submit
 # passes SPARK_SUBMIT_OPTS to every driver JVM these targets start, child processes included, and
 # the cluster's master and workers take SPARK_DAEMON_JAVA_OPTS. C1 alone reserves a 48 MB code
 # cache, which the integration build fills within a minute ("Out of space in CodeCache", then
