@@ -31,7 +31,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 IT_DIR := $(CURDIR)/integration_tests
 IT_SPARK_HOME := $(IT_DIR)/.spark/integration
 PY_PATHS := $(wildcard src tests bench scripts python_models integration_tests/python_models)
-SQL_LINT_PATHS := integration_tests/models
+SQL_LINT_PATHS := integration_tests/target/compiled/table_diff_integration_tests/models
 
 # Python workers of UDFs must run the venv's interpreter, not whatever python3 is on PATH.
 export PYSPARK_PYTHON := $(CURDIR)/$(BIN)/python
@@ -105,7 +105,7 @@ bench-tpch: check-java venv
 # cache, which the integration build fills within a minute ("Out of space in CodeCache", then
 # failed tasks): 240 MB, the size it has with C2. Never the bench: its big scans need C2.
 TEST_JAVA_OPTS := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC
-demo pytest integration lint-sql engines-thrift engines-cluster integration-and-engines: \
+demo pytest integration engines-thrift engines-cluster integration-and-engines: \
   export SPARK_SUBMIT_OPTS := $(TEST_JAVA_OPTS)
 engines-cluster integration-and-engines: export SPARK_DAEMON_JAVA_OPTS := $(TEST_JAVA_OPTS)
 
@@ -137,14 +137,11 @@ lint-python: venv
 	$(BIN)/ruff format --check $(PY_PATHS)
 	$(BIN)/python scripts/check_dbt_docs.py
 
-# sqlfluff's dbt templater compiles every model in integration_tests with dbt-spark `method:
-# session`: it starts a local SparkSession on the integration metastore, so it needs the built
-# project (hence the dependency) and must not run while another process uses that metastore.
-# --processes 2: the dbt templater still renders every file in the main process, one SparkSession
-# (sqlfluff never templates dbt in a worker), while two workers parse and lint the rendered SQL,
-# sqlfluff's slow single-threaded part: 11 minutes alone, the longest step after pytest.
-lint-sql: check-java venv lakehouse-jars integration
-	$(WITH_LAKEHOUSE) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) $(BIN)/sqlfluff lint --processes 2 $(SQL_LINT_PATHS)
+# sqlfluff lints the SQL the integration build just compiled for its models (the package's macros
+# inside it), as it ran: no second compile (.sqlfluff, ADR 0034).
+# Two processes: sqlfluff's parser and rules are pure Python.
+lint-sql: venv integration
+	$(BIN)/sqlfluff lint --processes 2 $(SQL_LINT_PATHS)
 
 # Two pytest workers (pytest-xdist), each with its own SparkSession, metastore and warehouse under
 # its own tmp dir; whole files per worker (--dist loadfile), so a module's fixtures are built once.
@@ -161,11 +158,13 @@ pytest: check-java venv lakehouse-jars browser
 	  --durations=30
 
 # The integration project builds on the `lakehouse` target (Delta + Iceberg on); `make demo` uses the
-# same project's `embedded` target, plain parquet.
+# same project's `embedded` target, plain parquet. The compiled SQL of an earlier build is removed
+# first: lint-sql lints exactly what this build ran.
 integration: check-java venv lakehouse-jars
 	cd integration_tests && \
 	  export DBT_PROFILES_DIR=$(IT_DIR) TABLE_DIFF_SPARK_HOME=$(IT_SPARK_HOME) && \
 	  export $(WITH_LAKEHOUSE) && \
+	  rm -rf target/compiled && \
 	  $(CURDIR)/$(BIN)/dbt deps && \
 	  $(CURDIR)/$(BIN)/dbt build --target lakehouse
 
