@@ -1,9 +1,9 @@
 """Shared fixtures: one SparkSession (one JVM) per pytest process, and dbt run in-process.
 
-* ``spark``: a session-scoped local SparkSession with its own Derby metastore and warehouse under
-  pytest's tmp dir. Derby admits one JVM per metastore directory. ``make pytest`` runs two
+* ``spark``: a session-scoped local SparkSession with its catalog in memory and its warehouse under
+  pytest's tmp dir (:data:`SESSION_ONLY_CONF` says why not Hive). ``make pytest`` runs two
   pytest-xdist workers; each is its own process with its own tmp dir, hence its own session,
-  metastore and warehouse, and takes whole files (``--dist loadfile``), the heaviest first
+  catalog and warehouse, and takes whole files (``--dist loadfile``), the heaviest first
   (:data:`HEAVY_MODULES`, with ``--no-loadscope-reorder``).
 * ``dbt_project_factory``: writes a throwaway dbt project plus a ``method: session`` profile whose
   ``server_side_parameters`` are exactly the fixture's Spark conf, so dbt-spark's
@@ -100,7 +100,7 @@ BASE_SPARK_CONF: dict[str, str] = {
 
 @pytest.fixture(scope="session")
 def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Directory holding this run's warehouse, Derby metastore and derby.log."""
+    """Directory holding this run's warehouse (and Iceberg's, with the lakehouse jars)."""
     return tmp_path_factory.mktemp("spark")
 
 
@@ -111,16 +111,27 @@ LAKEHOUSE_JARS = os.environ.get("TABLE_DIFF_LAKEHOUSE_JARS", "").strip()
 LAKEHOUSE_REQUIRED = os.environ.get("TABLE_DIFF_REQUIRE_LAKEHOUSE", "") == "1"
 
 
+# The pytest session's own confs, on top of BASE_SPARK_CONF (ADR 0034). Its queries run over a few
+# rows each, so their CPU goes to planning, not data: interpreted expressions instead of Janino's
+# generated classes (compiling them was 14% of the JVM's samples) and a catalog in memory instead of
+# Hive on Derby (18%) cut a module's CPU by about a quarter. The code users run (generated code, a
+# Hive metastore) stays covered by the children of test_killed_run.py (BASE_SPARK_CONF, Hive), the
+# integration build, both engines and `make demo`. Interpreted mode has its own defects:
+# `spark.catalog.listTables` fails to decode its rows there, so tests list tables with SQL.
+SESSION_ONLY_CONF: dict[str, str] = {
+    "spark.sql.catalogImplementation": "in-memory",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+
+
 @pytest.fixture(scope="session")
 def spark_conf(spark_home: Path) -> dict[str, str]:
     """The Spark conf of the shared session; dbt profiles reuse it as server_side_parameters."""
     return {
         **BASE_SPARK_CONF,
+        **SESSION_ONLY_CONF,
         "spark.sql.warehouse.dir": str(spark_home / "warehouse"),
-        "spark.hadoop.javax.jdo.option.ConnectionURL": (
-            f"jdbc:derby:;databaseName={spark_home / 'metastore_db'};create=true"
-        ),
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={spark_home}",
         **(lakehouse_conf(spark_home, LAKEHOUSE_JARS) if LAKEHOUSE_JARS else {}),
     }
 
@@ -141,12 +152,12 @@ def lakehouse(spark: Any) -> Any:
 
 @pytest.fixture(scope="session")
 def spark(spark_conf: dict[str, str]) -> Iterator[Any]:
-    """The one SparkSession of the test run (Hive support, Derby metastore under tmp)."""
+    """The one SparkSession of the test run (its catalog in memory, SESSION_ONLY_CONF)."""
     from pyspark.sql import SparkSession
 
     if SparkSession.getActiveSession() is not None:  # pragma: no cover - defensive
         raise RuntimeError("a SparkSession already exists in this process; tests must own it")
-    builder = SparkSession.builder.enableHiveSupport()
+    builder = SparkSession.builder
     for key, value in spark_conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()

@@ -487,7 +487,8 @@ def test_table_diff_table_on_parquet_swaps_by_rename_and_cleans_what_a_kill_left
     spark = project.spark
 
     def leftovers() -> list[str]:
-        return sorted(t.name for t in spark.catalog.listTables(project.schema) if "__td_" in t.name)
+        tables = spark.sql(f"show tables in {project.schema}").collect()
+        return sorted(t.tableName for t in tables if "__td_" in t.tableName)
 
     for batch in (1, 2):
         project.run("build", "--vars", f"{{batch: {batch}}}").assert_success()
