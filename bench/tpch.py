@@ -109,7 +109,8 @@ def make_tables(spark, sf: float, specs: list[str]) -> list[dict[str, Any]]:
     from pyspark.sql.functions import expr
 
     spark.sql(f"create database if not exists {DATABASE}")
-    existing = {t.name for t in spark.catalog.listTables(DATABASE)}
+    # SQL, not spark.catalog.listTables, which fails where expressions are interpreted (ADR 0034).
+    existing = {row.tableName for row in spark.sql(f"show tables in {DATABASE}").collect()}
     tag = f"sf{sf:g}".replace(".", "_")
     src = f"{DATABASE}.lineitem_{tag}"
     if src.split(".")[1] not in existing:
