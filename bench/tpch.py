@@ -44,6 +44,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+from generate import tables_in  # noqa: E402
 from pair import PAIR_SCHEMA, VARIANTS, Dbt, write_project  # noqa: E402
 from peers import join_sql, spark_extension_diff  # noqa: E402
 from report import machine  # noqa: E402
@@ -109,8 +110,7 @@ def make_tables(spark, sf: float, specs: list[str]) -> list[dict[str, Any]]:
     from pyspark.sql.functions import expr
 
     spark.sql(f"create database if not exists {DATABASE}")
-    # SQL, not spark.catalog.listTables, which fails where expressions are interpreted (ADR 0034).
-    existing = {row.tableName for row in spark.sql(f"show tables in {DATABASE}").collect()}
+    existing = tables_in(spark, DATABASE)
     tag = f"sf{sf:g}".replace(".", "_")
     src = f"{DATABASE}.lineitem_{tag}"
     if src.split(".")[1] not in existing:
