@@ -114,10 +114,11 @@ LAKEHOUSE_REQUIRED = os.environ.get("TABLE_DIFF_REQUIRE_LAKEHOUSE", "") == "1"
 # The pytest session's own confs, on top of BASE_SPARK_CONF (ADR 0034). Its queries run over a few
 # rows each, so their CPU goes to planning, not data: interpreted expressions instead of Janino's
 # generated classes (compiling them was 14% of the JVM's samples) and a catalog in memory instead of
-# Hive on Derby (18%) cut a module's CPU by about a quarter. The code users run (generated code, a
+# Hive on Derby (18%) cut one module's CPU by about a quarter, the whole suite's time by about 6%
+# (ADR 0034 says where the gain went). The code users run (generated code, a
 # Hive metastore) stays covered by the children of test_killed_run.py (BASE_SPARK_CONF, Hive), the
 # integration build, both engines and `make demo`. Interpreted mode has its own defects:
-# `spark.catalog.listTables` fails to decode its rows there, so tests list tables with SQL.
+# `spark.catalog.listTables` fails to decode its rows there: tests and bench list tables with SQL.
 SESSION_ONLY_CONF: dict[str, str] = {
     "spark.sql.catalogImplementation": "in-memory",
     "spark.sql.codegen.wholeStage": "false",
