@@ -56,8 +56,12 @@ def full_reads(spark, tables: dict[str, int], value_columns: set[str], run) -> d
     import re
 
     store = spark._jsparkSession.sharedState().statusStore()
-    before = {store.executionsList().apply(i).executionId() for i in range(store.executionsCount())}
+    # The store keeps the last spark.sql.ui.retainedExecutions executions (1000) while
+    # executionsCount() counts every one since the start: index the list by its own size.
+    listed = store.executionsList()
+    before = {listed.apply(i).executionId() for i in range(listed.size())}
     run()
+    spark._jsc.sc().listenerBus().waitUntilEmpty()  # the store has seen every execution's end
     rows = dict.fromkeys(tables, 0)
     executions = store.executionsList()
     for i in range(executions.size()):

@@ -1,6 +1,6 @@
 """The changes track (ADR 0019): a tracked pair hashes only the data files that changed
-since its last run and reuses the stored signatures of the rest, and its answers equal those of
-the same pair without a track (the full computation) after every kind of change: rows appended,
+since its last run and reuses the stored signatures of the rest, and its answers equal the
+brute-force oracle's (oracle.py: the full computation) after every kind of change: rows appended,
 a file deleted, a file rewritten in place under the same name, Delta deletes that rewrite no file
 (deletion vectors) and updates; an Iceberg side is hashed whole on its first run only (its
 snapshots track it after: test_track_iceberg.py); new options, --full-refresh and an incomplete
@@ -10,11 +10,12 @@ seeded random sequences of Delta writes too."""
 from __future__ import annotations
 
 import dataclasses
-import math
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+from oracle import brute_force_diff, canonical_key
 from plans import rows_scanned
 
 from dbt_table_diff.scaffold import PairOptions, write_pair
@@ -48,21 +49,24 @@ def track_project(dbt_project_factory):
 
 
 def _pairs(name: str, source: str, target: str, **options) -> list[PairOptions]:
-    """The tracked pair NAME and its untracked twin NAME_full on the same sides."""
-    common = dict(
-        source=f"source('gen', '{source}')",
-        target=f"source('gen', '{target}')",
-        primary_key=("id",),
-        block_count=4,
-        compare_unit_size=100,
-        **options,
-    )
-    # The twin never takes the quick check: after an identical run, a drifted one would compare
-    # every row (ADR 0020) and report duplicate keys of blocks the tracked pair never fetches.
+    """The tracked pair NAME on source tables ``gen.source`` and ``gen.target`` (a list: what
+    ``_build`` and ``_scaffold`` take)."""
     return [
-        PairOptions(name=name, track=True, **common),
-        PairOptions(name=f"{name}_full", quick_check=False, **common),
+        PairOptions(
+            name=name,
+            source=f"source('gen', '{source}')",
+            target=f"source('gen', '{target}')",
+            primary_key=("id",),
+            block_count=4,
+            compare_unit_size=100,
+            track=True,
+            **options,
+        )
     ]
+
+
+# The options each pair was last scaffolded with, by name: what ``_same_answers`` checks it by.
+SCAFFOLDED: dict[str, PairOptions] = {}
 
 
 def _scaffold(project, pairs: list[PairOptions], tables: list[str]) -> Path:
@@ -72,6 +76,7 @@ def _scaffold(project, pairs: list[PairOptions], tables: list[str]) -> Path:
     shutil.rmtree(pairs_dir, ignore_errors=True)
     for opts in pairs:
         write_pair(opts, pairs_dir)
+        SCAFFOLDED[opts.name] = opts
     (pairs_dir / "_gen__sources.yml").write_text(
         f"version: 2\nsources:\n  - name: gen\n    schema: {project.schema}\n    tables:\n"
         + "".join(f"      - name: {t}\n" for t in tables)
@@ -87,17 +92,59 @@ def _build(project, pairs: list[PairOptions], tables: list[str], *extra: str) ->
     project.run("build", "--select", "pairs", *extra).assert_success()
 
 
-def _canon(value):
-    if isinstance(value, float) and math.isnan(value):
-        return "NaN"
-    if isinstance(value, list):
-        return tuple(value)
-    return value
+def _relation(project, side: str) -> str:
+    """The table a pair side names: source('gen'|'ice', 'x') -> the table in this schema."""
+    catalog, table = re.fullmatch(r"source\('(\w+)', '(\w+)'\)", side).groups()
+    return f"{'iceberg.' if catalog == 'ice' else ''}`{project.schema}`.{table}"
 
 
-def _diff(project, name: str) -> list[tuple]:
-    rows = project.spark.table(project.relation(f"{name}__row_diff")).drop("run_id").collect()
-    return sorted((tuple(_canon(v) for v in r) for r in rows), key=repr)
+def _same_answers(project, name: str):
+    """The pair's row diff and counts equal the brute-force oracle's over both sides as they are
+    now (its table_filter applied by Spark); its summary row. Duplicate keys as the pair reports
+    them without check_duplicate_keys: every key whose rows differ between the sides, and a key
+    held identically by both only where its block differs (test_diff_property's rule)."""
+    opts = SCAFFOLDED[name]
+    where = f" where {opts.table_filter}" if opts.table_filter else ""
+    spark = project.spark
+    sides = [
+        spark.sql(f"select * from {_relation(project, side)}{where}")
+        for side in (opts.source, opts.target)
+    ]
+    key = [k.lower() for k in opts.primary_key]
+    columns = [c for c in sides[0].columns if c.lower() not in key]
+    want = brute_force_diff(*(df.collect() for df in sides), key, columns)
+    canon = want.canonical()
+    got: dict = {"added": set(), "deleted": set(), "modified": {}, "duplicate_key": set()}
+    dup_rows = 0
+    for row in spark.table(project.relation(f"{name}__row_diff")).collect():
+        d = row.asDict()
+        k = canonical_key(tuple(d[c] for c in key))
+        if d["diff_type"] == "modified":
+            got["modified"][k] = tuple(d["changed_columns"])
+        else:
+            got[d["diff_type"]].add(k)
+            dup_rows += d["diff_type"] == "duplicate_key"
+    assert got["added"] == set(canon["added"]), name
+    assert got["deleted"] == set(canon["deleted"]), name
+    assert got["modified"] == canon["modified"], name
+    symmetric = {canonical_key(k) for k in want.symmetric_duplicate_keys}
+    assert set(canon["duplicate_keys"]) - symmetric <= got["duplicate_key"], name
+    assert got["duplicate_key"] <= set(canon["duplicate_keys"]), name
+    summary = spark.table(project.relation(f"{name}__summary")).first()
+    counts = want.counts()
+    assert [summary[c] for c in COUNTS] == [
+        counts["rows_source"],
+        counts["rows_target"],
+        counts["added"],
+        counts["deleted"],
+        counts["modified"],
+        dup_rows,
+        counts["null_key_rows_source"],
+        counts["null_key_rows_target"],
+        want.is_clean_without_duplicate_check,
+    ], name
+    assert summary["status"] == "complete"
+    return summary
 
 
 COUNTS = (
@@ -111,16 +158,6 @@ COUNTS = (
     "null_key_rows_target",
     "is_identical",
 )
-
-
-def _same_answers(project, name: str):
-    """The tracked pair's row diff and counts equal its untracked twin's; its summary row."""
-    tracked = project.spark.table(project.relation(f"{name}__summary")).first()
-    full = project.spark.table(project.relation(f"{name}_full__summary")).first()
-    assert [tracked[c] for c in COUNTS] == [full[c] for c in COUNTS]
-    assert _diff(project, name) == _diff(project, f"{name}_full")
-    assert tracked["status"] == "complete"
-    return tracked
 
 
 def _compiled(project, model: str) -> str:
@@ -187,12 +224,9 @@ def test_track_reuses_unchanged_files_and_answers_like_the_full_diff(track_proje
         '{"table_diff_key_range_limit": 0, "table_diff_dense_leaf_share": 2}',
     )
     s = _same_answers(p, "tp")
-    fetched, fetched_full = (
-        rows_scanned(spark, _compiled(p, f"{name}__row_diff"), scanned)
-        for name in ("tp", "tp_full")
-    )
-    assert fetched_full == s["rows_source"] + s["rows_target"]  # the untracked fetch reads all
-    assert 0 < fetched < fetched_full  # the tracked one: the files that hold a selected leaf
+    # The fetch reads only the files that hold a selected leaf, not every row of both sides.
+    fetched = rows_scanned(spark, _compiled(p, "tp__row_diff"), scanned)
+    assert 0 < fetched < s["rows_source"] + s["rows_target"]
     assert not s["is_identical"] and s["rows_deleted"] > 100 and s["rows_added"] >= 1
     assert (s["track_files_hashed_target"], s["track_files_reused_target"]) == (1, 3)
     assert (s["track_files_hashed_source"], s["track_files_reused_source"]) == (0, 4)
@@ -482,8 +516,8 @@ def test_the_parquet_seed_makes_every_kind_of_change():
 
 def test_track_after_random_changes_equals_the_full_diff(track_project):
     """A seeded random sequence of changes to either side (append a file, delete a file, rewrite a
-    file in place, rewrite the whole table): after each, the tracked pair equals its untracked
-    twin row for row, and it hashed exactly the files whose identity is new or changed."""
+    file in place, rewrite the whole table): after each, the tracked pair equals the oracle
+    row for row, and it hashed exactly the files whose identity is new or changed."""
     seed = PARQUET_SEED
     p, spark, schema = track_project, track_project.spark, track_project.schema
     names = {"source": f"tr{seed}_source", "target": f"tr{seed}_target"}
@@ -564,7 +598,7 @@ def test_track_reads_the_delta_log(track_project, lakehouse):
     scanned = (f"{schema}.tl_source", f"{schema}.tl_target")
 
     def build_and_check(changed: str | None = None, before: dict | None = None):
-        """Build; the answers equal the twin's; a side hashed in part hashed exactly the files
+        """Build; the answers equal the oracle's; a side hashed in part hashed exactly the files
         whose (path, live rows) are new since ``before``, and reused the rest."""
         _build(p, pairs, tables)
         s = _same_answers(p, "tl")
@@ -648,11 +682,11 @@ def test_track_reads_the_delta_log(track_project, lakehouse):
 
 
 DELTA_CHANGES = ("append", "delete", "update", "replace", "overwrite", "add_column", "partial_run")
-# Two seeded sequences of four writes that between them make every kind of change (the test
-# below checks it): 23, and 70 in place of 5 and 17, whose eight writes added only append,
-# update and add_column to 23's kinds (5 made add_column twice). 11 dbt invocations instead of
-# 18 (each sequence: a first build, a build per write, a partial run), every kind still made.
-DELTA_SEEDS = (23, 70)
+# One seeded sequence of seven writes that makes every kind of change to both sides (the test
+# below checks it): 9 dbt invocations (a first build, a build per write, a partial run) where two
+# sequences of four writes (seeds 23 and 70) took 11 for the same kinds.
+DELTA_SEEDS = (32,)
+DELTA_WRITES = 7
 
 
 def _delta_sequence(seed: int) -> list[tuple[str, str, int]]:
@@ -662,13 +696,17 @@ def _delta_sequence(seed: int) -> list[tuple[str, str, int]]:
     rnd = random.Random(seed)
     return [
         (rnd.choice(["source", "target"]), rnd.choice(DELTA_CHANGES), rnd.randrange(2000))
-        for _ in range(4)
+        for _ in range(DELTA_WRITES)
     ]
 
 
 def test_the_delta_seeds_make_every_kind_of_change():
     made = {change for seed in DELTA_SEEDS for _, change, _ in _delta_sequence(seed)}
     assert made == set(DELTA_CHANGES)
+    assert {side for seed in DELTA_SEEDS for side, _, _ in _delta_sequence(seed)} == {
+        "source",
+        "target",
+    }
 
 
 @pytest.mark.parametrize("seed", DELTA_SEEDS)
@@ -676,7 +714,7 @@ def test_track_on_delta_after_random_changes_equals_the_full_diff(track_project,
     """Seeded random sequences of Delta writes to either side (rows appended, deleted through
     deletion vectors, updated in place, a partition replaced, the whole table overwritten, a
     column added to both sides, a run stopped after its track was written): after each, the
-    tracked pair equals its untracked twin row for row, and a side read through its log hashed
+    tracked pair equals the oracle row for row, and a side read through its log hashed
     exactly the files whose (path, live rows) are new since the last complete build."""
     p, spark, schema = track_project, track_project.spark, track_project.schema
     names = {"source": f"dr{seed}_source", "target": f"dr{seed}_target"}
@@ -718,10 +756,10 @@ def test_track_on_delta_after_random_changes_equals_the_full_diff(track_project,
             copy = f"`{schema}`.dr{seed}_copy"
             spark.sql(f"drop table if exists {copy}")
             spark.sql(f"create table {copy} using parquet as select {columns} from {table}")
-            spark.sql(
-                f"insert overwrite {table} select id, s, if(id = {key}, d + 1, d) as d, "
-                f"amount, ts, g from {copy}"
+            changed = (
+                f"if(id = {key}, d + 1, d) as d" if c == "d" else c for c in columns.split(", ")
             )
+            spark.sql(f"insert overwrite {table} select {', '.join(changed)} from {copy}")
         elif change == "add_column":
             for t in tables.values():
                 spark.sql(f"alter table {t} add columns (extra{step} int)")
@@ -752,7 +790,7 @@ def test_track_keeps_its_state_when_the_package_tables_are_delta(track_project, 
     session with Delta), the changes track replaces its state in one commit, reading the old
     version of the table it replaces (ADR 0015 beside 0019), with no `<this>__prev` left: a second
     run reuses every stored signature, a changed side is re-read in part, and every answer equals
-    the untracked twin's."""
+    the oracle's."""
     p, spark, schema = track_project, track_project.spark, track_project.schema
     for side in ("tdl_source", "tdl_target"):
         spark.sql(f"drop table if exists `{schema}`.{side}")

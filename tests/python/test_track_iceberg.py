@@ -1,11 +1,11 @@
 """The changes track on Iceberg sides (ADR 0029): the stored per-leaf signatures
 are brought forward by the table's changelog between the stored snapshot and the pinned one
-(rows of added data files add, rows of removed ones subtract), so the answers equal the untracked
-twin's row for row after appends, copy-on-write deletes and updates and a partition overwrite; an
+(rows of added data files add, rows of removed ones subtract), so the answers equal the brute-force
+oracle's row for row after appends, copy-on-write deletes and updates and a partition overwrite; an
 unchanged side reads no row, a changed one only the changelog's rows. Delete files
 (merge-on-read), an expired stored snapshot, a table dropped and created again, more snapshots
 than table_diff_track_max_versions, a schema change and a rollback re-hash the side whole, say
-why, and still answer like the untracked twin."""
+why, and still answer like the oracle."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 from plans import rows_scanned
-from test_track import BODY, _compiled, _pairs, _same_answers
+from test_track import BODY, SCAFFOLDED, _compiled, _pairs, _same_answers
 
 from dbt_table_diff.scaffold import write_pair
 
@@ -60,14 +60,13 @@ def test_track_reads_iceberg_snapshots(track_project, lakehouse):
     pairs_dir = p.root / "models" / "pairs"
     shutil.rmtree(pairs_dir, ignore_errors=True)
     for opts in _pairs("tk", "ti_source", "ti_target"):
-        write_pair(
-            dataclasses.replace(
-                opts,
-                source=opts.source.replace("'gen'", "'ice'"),
-                target=opts.target.replace("'gen'", "'ice'"),
-            ),
-            pairs_dir,
+        opts = dataclasses.replace(
+            opts,
+            source=opts.source.replace("'gen'", "'ice'"),
+            target=opts.target.replace("'gen'", "'ice'"),
         )
+        write_pair(opts, pairs_dir)
+        SCAFFOLDED[opts.name] = opts
     (pairs_dir / "_ice__sources.yml").write_text(
         f"version: 2\nsources:\n  - name: ice\n    schema: iceberg.{schema}\n    tables:\n"
         "      - name: ti_source\n      - name: ti_target\n"
@@ -139,7 +138,7 @@ def test_track_reads_iceberg_snapshots(track_project, lakehouse):
     assert "dropped and created again" in s["track_hashed_whole_target"]
     assert (s["rows_added"], s["rows_deleted"]) == (0, 4)
 
-    # The changelog's other refusals, each answered like the untracked twin (the full
+    # The changelog's other refusals, each answered like the oracle (the full
     # computation) by hashing the side whole, and saying why.
     # More snapshots than table_diff_track_max_versions on the source. On the target a column
     # added and dropped again (two metadata-only commits), then a write: Iceberg gives the
