@@ -836,7 +836,7 @@ def matrix(lakehouse, dbt_project_factory, draws):
     (project.root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
     lakehouse.sql(f"create schema if not exists `{project.schema}`")
     lakehouse.sql(f"create namespace if not exists iceberg.`{project.schema}`")
-    # (Delta's snapshotPartitions is 2 for the whole suite: conftest.lakehouse_conf.)
+    # (Delta's snapshotPartitions is 2 for the whole suite: lakehouse.lakehouse_conf.)
     yield Matrix(Lake(project), draws)
 
 

@@ -36,9 +36,9 @@ from conftest import (
     LAKEHOUSE_JARS,
     LAKEHOUSE_REQUIRED,
     REPO_ROOT,
-    lakehouse_conf,
     run_dbt,
 )
+from lakehouse import lakehouse_conf
 
 from dbt_table_diff.scaffold import PairOptions, render_pair
 
