@@ -552,13 +552,6 @@ def test_scaffold_replaces_the_former_python_models(tmp_path):
     assert (tmp_path / "m__merge_summary.sql").exists()
 
 
-def test_former_python_entry_points_say_how_to_rescaffold():
-    from dbt_table_diff import merge
-
-    with pytest.raises(AttributeError, match=r"table_diff\.merge_conflicts.*scaffold merge"):
-        merge.conflict_rows  # noqa: B018
-
-
 # --------------------------------------------------------------------------------------
 # Property test against the brute-force oracle
 # --------------------------------------------------------------------------------------
