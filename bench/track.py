@@ -42,7 +42,8 @@ from pair import REPO, Dbt  # noqa: E402
 from peers import join_sql  # noqa: E402
 from run import spark_conf, start_spark  # noqa: E402
 
-from dbt_table_diff.scaffold import PairOptions, write_pair  # noqa: E402
+from dbt_table_diff.scaffold.options import PairOptions  # noqa: E402
+from dbt_table_diff.scaffold.pair import write_pair  # noqa: E402
 
 SCHEMA, PAIRS = "bench_track", "bench_track_td"
 COLUMNS = ["s", "d", "amount", "n", "flag", "day"]

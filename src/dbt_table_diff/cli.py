@@ -16,14 +16,14 @@ from dbt_table_diff.report_cli import (
     non_negative_int,
     report,
 )
-from dbt_table_diff.scaffold import (
-    PairOptions,
+from dbt_table_diff.scaffold.args import (
     ScaffoldError,
     parse_column_map,
     parse_normalize,
     parse_tolerance,
-    write_pair,
 )
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 
 
 def _split_list(values: list[str] | None) -> tuple[str, ...]:
@@ -215,7 +215,7 @@ def _scaffold_pair(args) -> int:
 
 
 def _scaffold_merge(args) -> int:
-    from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
+    from dbt_table_diff.scaffold.merge import MergeOptions, write_merge
 
     opts = MergeOptions(
         name=args.name,

@@ -30,7 +30,8 @@ from test_diff_property import (
 )
 
 from dbt_table_diff.report import KINDS, format_summary, read_pair
-from dbt_table_diff.scaffold import PairOptions, write_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 from dbt_table_diff.split import StaleRunError
 
 

@@ -55,8 +55,10 @@ from strategies import (
     to_spark_df,
 )
 
-from dbt_table_diff.scaffold import MODEL_SUFFIXES, PairOptions, write_pair
-from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
+from dbt_table_diff.scaffold.merge import MergeOptions, write_merge
+from dbt_table_diff.scaffold.models import MODEL_SUFFIXES
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 
 SEED = 20261127
 PAIR_DRAWS = 100

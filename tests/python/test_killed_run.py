@@ -40,7 +40,8 @@ from conftest import (
 )
 from lakehouse import lakehouse_conf
 
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 
 SCHEMA = "td_killed"
 SUMMARY = f"{SCHEMA}.pair__summary"

@@ -29,7 +29,8 @@ from dbt_table_diff.report_html import (
     trend,
     write_report,
 )
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = REPO_ROOT / "tests" / "output"

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from dbt_table_diff.report import format_summary, read_pair
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 from dbt_table_diff.split import StaleRunError
 
 N = 2000
