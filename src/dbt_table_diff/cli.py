@@ -240,7 +240,7 @@ def _scaffold_merge(args) -> int:
 
 
 def _demo(args) -> int:
-    from dbt_table_diff.report import print_summary
+    from dbt_table_diff.report.text import print_summary
 
     project = (
         Path(args.project_dir).resolve() if args.project_dir else find_demo_project(Path.cwd())

@@ -1,7 +1,7 @@
 """`table-diff report` (and where `demo` finds its project): the command line of the HTML report.
 
 Which dbt project and pair to read, with errors that say the fix; the report itself is
-:mod:`dbt_table_diff.report_html`.
+:mod:`dbt_table_diff.report.html`.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def choose_pair(requested: str | None, pairs: dict[str, str], last_run: list[str
 def report(args) -> int:
     from tqdm import tqdm
 
-    from dbt_table_diff.report_html import REPORT_STEPS, build_report, write_report
+    from dbt_table_diff.report.html import REPORT_STEPS, build_report, write_report
 
     project, profiles = _report_project(args)
     built = last_run_built(project)  # before dbt runs here: an invocation may rewrite it
@@ -172,7 +172,8 @@ def report(args) -> int:
     for banner in report.get("banners", []):
         print(f"  {banner}")
     if report["state"] != "stale" and args.sample_rows > 0:
-        from dbt_table_diff.report import format_summary, read_pair
+        from dbt_table_diff.report.read import read_pair
+        from dbt_table_diff.report.text import format_summary
 
         summary, rows = read_pair(spark, pairs[pair], per_class=args.sample_rows)
         print(format_summary(summary, rows, list(summary["key_columns"]), args.sample_rows))

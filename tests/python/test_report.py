@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt_table_diff.report_cli import ReportError, choose_pair
-from dbt_table_diff.report_html import (
+from dbt_table_diff.report.html import (
     block_map,
     build_report,
     render_html,
@@ -29,6 +28,7 @@ from dbt_table_diff.report_html import (
     trend,
     write_report,
 )
+from dbt_table_diff.report_cli import ReportError, choose_pair
 from dbt_table_diff.scaffold.options import PairOptions
 from dbt_table_diff.scaffold.pair import render_pair
 
