@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from dbt_table_diff.cli.project import ReportError
+from dbt_table_diff.cli.report import choose_pair
 from dbt_table_diff.report.html import (
     block_map,
     build_report,
@@ -28,7 +30,6 @@ from dbt_table_diff.report.html import (
     trend,
     write_report,
 )
-from dbt_table_diff.report_cli import ReportError, choose_pair
 from dbt_table_diff.scaffold.options import PairOptions
 from dbt_table_diff.scaffold.pair import render_pair
 
