@@ -49,8 +49,9 @@ def write_project(root: Path, conf: dict[str, str], pairs: list[dict[str, Any]])
     per merge case, as `table-diff scaffold merge` writes it."""
     import yaml
 
-    from dbt_table_diff.scaffold import PairOptions, write_pair
-    from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
+    from dbt_table_diff.scaffold.merge import MergeOptions, write_merge
+    from dbt_table_diff.scaffold.options import PairOptions
+    from dbt_table_diff.scaffold.pair import write_pair
 
     root.mkdir(parents=True, exist_ok=True)
     project = {

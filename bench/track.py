@@ -35,12 +35,15 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The Delta + Iceberg confs, defined once with the test suite's (tests/python/lakehouse.py).
+sys.path.append(str(Path(__file__).resolve().parents[1] / "tests" / "python"))
+from lakehouse import lakehouse_conf  # noqa: E402
 from pair import REPO, Dbt  # noqa: E402
 from peers import join_sql  # noqa: E402
 from run import spark_conf, start_spark  # noqa: E402
 
-from dbt_table_diff.lakehouse import lakehouse_conf  # noqa: E402
-from dbt_table_diff.scaffold import PairOptions, write_pair  # noqa: E402
+from dbt_table_diff.scaffold.options import PairOptions  # noqa: E402
+from dbt_table_diff.scaffold.pair import write_pair  # noqa: E402
 
 SCHEMA, PAIRS = "bench_track", "bench_track_td"
 COLUMNS = ["s", "d", "amount", "n", "flag", "day"]

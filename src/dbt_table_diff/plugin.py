@@ -31,6 +31,8 @@ def install_session_submission() -> bool:
     if getattr(SparkAdapter, _PATCHED_ATTR, False):
         return True
 
+    # Imported once dbt-spark is known to be there: dbt imports this package on every invocation,
+    # whatever the adapter, so the package's import stays cheap.
     from dbt_table_diff.session_submission import SessionPythonJobHelper
 
     original_helpers = SparkAdapter.python_submission_helpers

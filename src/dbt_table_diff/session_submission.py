@@ -56,6 +56,7 @@ _DEFAULT_DELTA_WRITE = re.compile(
 
 def get_session(server_side_parameters: dict[str, Any] | None = None):
     """The process's SparkSession, built exactly as dbt-spark's session cursor builds it."""
+    # pyspark on use only: the plugin and the CLI import this module where no session runs.
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.enableHiveSupport()
@@ -99,7 +100,7 @@ _DELTA_INVALID_NAME_CHARS = frozenset(" ,;{}()\n\t=")
 
 def _field_names(data_type) -> list[str]:
     """Every field name of a schema, nested structs (also inside arrays and maps) included."""
-    from pyspark.sql.types import ArrayType, MapType, StructType
+    from pyspark.sql.types import ArrayType, MapType, StructType  # on use only: get_session
 
     if isinstance(data_type, StructType):
         return [n for f in data_type.fields for n in [f.name, *_field_names(f.dataType)]]
@@ -149,7 +150,7 @@ def write_table(spark, df, relation: str, file_format: str) -> None:
     SQL models run (``DataFrameWriter.saveAsTable`` in parquet was seen to fail as a "REPLACE TABLE
     AS SELECT" on a V1 table on a session with Delta's catalog).
     """
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame  # on use only, as in get_session
 
     if not isinstance(df, DataFrame):
         raise TypeError(

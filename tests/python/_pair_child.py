@@ -2,8 +2,8 @@
 
 ``python _pair_child.py CONF_JSON PROJECT_DIR [steps]``, the steps run in this order:
 
-* ``--read SUMMARY_RELATION``: the pair as :func:`dbt_table_diff.report.read_pair` reads it (the
-  state the previous child left, before this one writes anything), with each table's format,
+* ``--read SUMMARY_RELATION``: the pair as :func:`dbt_table_diff.report.read.read_pair` reads it
+  (the state the previous child left, before this one writes anything), with each table's format,
   current Delta version and the run ids on its rows (the row diff's rows too), the tables the
   package's materialization left aside (``__td_``), and the run history (``table_diff_runs``:
   status, unfinished) beside it;
@@ -62,7 +62,7 @@ def table_state(spark, relation: str) -> dict:
 
 
 def read(spark, summary_relation: str) -> dict:
-    from dbt_table_diff.report import read_pair
+    from dbt_table_diff.report.read import read_pair
     from dbt_table_diff.split import StaleRunError
 
     prefix = summary_relation.removesuffix("__summary")
@@ -90,7 +90,7 @@ def read(spark, summary_relation: str) -> dict:
         "rows_target",
         *(f"{t}_version" for t in PAIR_TABLES[:-1]),
     )
-    from dbt_table_diff.report_html import build_report
+    from dbt_table_diff.report.html import build_report
 
     return {
         "summary": {k: summary.get(k) for k in keep},

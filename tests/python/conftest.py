@@ -37,8 +37,7 @@ from typing import Any
 
 import pytest
 import yaml
-
-from dbt_table_diff.lakehouse import lakehouse_conf
+from lakehouse import lakehouse_conf
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")

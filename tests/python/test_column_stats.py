@@ -29,8 +29,10 @@ from test_diff_property import (
     rows_from_spark_key,
 )
 
-from dbt_table_diff.report import KINDS, format_summary, read_pair
-from dbt_table_diff.scaffold import PairOptions, write_pair
+from dbt_table_diff.report.read import KINDS, read_pair
+from dbt_table_diff.report.text import format_summary
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 from dbt_table_diff.split import StaleRunError
 
 

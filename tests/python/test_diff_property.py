@@ -32,7 +32,8 @@ from strategies import (
     write_table,
 )
 
-from dbt_table_diff.scaffold import PairOptions, write_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 
 PAIRS_PER_BATCH = 6
 EXAMPLES_PER_MODE = 4  # one per row-fetch path (ROW_FETCH_PATHS)

@@ -55,8 +55,10 @@ from strategies import (
     to_spark_df,
 )
 
-from dbt_table_diff.scaffold import MODEL_SUFFIXES, PairOptions, write_pair
-from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
+from dbt_table_diff.scaffold.merge import MergeOptions, write_merge
+from dbt_table_diff.scaffold.models import MODEL_SUFFIXES
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 
 SEED = 20261127
 PAIR_DRAWS = 100
@@ -836,7 +838,7 @@ def matrix(lakehouse, dbt_project_factory, draws):
     (project.root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
     lakehouse.sql(f"create schema if not exists `{project.schema}`")
     lakehouse.sql(f"create namespace if not exists iceberg.`{project.schema}`")
-    # (Delta's snapshotPartitions is 2 for the whole suite: conftest.lakehouse_conf.)
+    # (Delta's snapshotPartitions is 2 for the whole suite: lakehouse.lakehouse_conf.)
     yield Matrix(Lake(project), draws)
 
 

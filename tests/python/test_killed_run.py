@@ -4,7 +4,7 @@ Each build runs in a child process with its own JVM and metastore (Derby admits 
 and the kill must take the JVM with it): a complete build of the pair on target state A, then the
 target moves to state B and a second build is SIGKILLed (the whole process group) shortly after
 one model starts. A child then reads the pair as the CLI does
-(:func:`dbt_table_diff.report.read_pair`), and its run history, which keeps the killed run as
+(:func:`dbt_table_diff.report.read.read_pair`), and its run history, which keeps the killed run as
 `running`.
 
 * Parquet (a Spark without the Delta jars, so `table_diff_file_format: auto` writes parquet):
@@ -36,11 +36,12 @@ from conftest import (
     LAKEHOUSE_JARS,
     LAKEHOUSE_REQUIRED,
     REPO_ROOT,
-    lakehouse_conf,
     run_dbt,
 )
+from lakehouse import lakehouse_conf
 
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 
 SCHEMA = "td_killed"
 SUMMARY = f"{SCHEMA}.pair__summary"

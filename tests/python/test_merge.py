@@ -1,7 +1,7 @@
 """Three-way merge: hand-written cases for every row of DESIGN.md's semantics table, NULL and
 composite-key cases, the schema phase, and a property test against ``oracle.brute_force_merge``.
 
-Every case is a real scaffolded merge (``dbt_table_diff.scaffold_merge.write_merge``) built by an
+Every case is a real scaffolded merge (``dbt_table_diff.scaffold.merge.write_merge``) built by an
 in-process ``dbt build`` on the shared SparkSession; several merges share one build.
 """
 
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from oracle import brute_force_merge, canonical_key, canonical_value, merge_counts
 from strategies import _from_spark_value, three_way, write_table
 
-from dbt_table_diff.scaffold import ScaffoldError
-from dbt_table_diff.scaffold_merge import MergeOptions, render_merge, write_merge
+from dbt_table_diff.scaffold.args import ScaffoldError
+from dbt_table_diff.scaffold.merge import MergeOptions, render_merge, write_merge
 
 MERGES_PER_BATCH = 5
 EXAMPLES = 4
@@ -550,13 +550,6 @@ def test_scaffold_replaces_the_former_python_models(tmp_path):
     write_merge(_opts("m"), tmp_path, force=True)
     assert not list(tmp_path.glob("*.py"))
     assert (tmp_path / "m__merge_summary.sql").exists()
-
-
-def test_former_python_entry_points_say_how_to_rescaffold():
-    from dbt_table_diff import merge
-
-    with pytest.raises(AttributeError, match=r"table_diff\.merge_conflicts.*scaffold merge"):
-        merge.conflict_rows  # noqa: B018
 
 
 # --------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import textwrap
 
 import pytest
 
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 
 N = 2000
 SOURCE = f"""

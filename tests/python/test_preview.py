@@ -12,7 +12,8 @@ import shutil
 
 import pytest
 
-from dbt_table_diff.scaffold import PairOptions, write_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 
 ROWS = 2000
 BODY = (

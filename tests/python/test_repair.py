@@ -27,7 +27,8 @@ from strategies import (
     write_table,
 )
 
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 
 PAIRS = 4
 FORMATS = ("delta", "iceberg")

@@ -16,7 +16,9 @@ import pytest
 from oracle import brute_force_diff
 from plans import full_reads
 
-from dbt_table_diff.scaffold import PairOptions, ScaffoldError, render_pair, write_pair
+from dbt_table_diff.scaffold.args import ScaffoldError
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair, write_pair
 
 REPLICAS = ("r_same", "r_drift", "r_other")
 # Keys: 0..599 with 10 stored twice (id 11 -> 10) and one NULL key (id 7); NULL values throughout.

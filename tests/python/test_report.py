@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from dbt_table_diff.report_cli import ReportError, choose_pair
-from dbt_table_diff.report_html import (
+from dbt_table_diff.cli.project import ReportError
+from dbt_table_diff.cli.report import choose_pair
+from dbt_table_diff.report.html import (
     block_map,
     build_report,
     render_html,
@@ -29,7 +30,8 @@ from dbt_table_diff.report_html import (
     trend,
     write_report,
 )
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = REPO_ROOT / "tests" / "output"

@@ -4,7 +4,7 @@
 * A table written while a pair (or a ``no_drift`` test) runs is flagged, not mixed in silently:
   a callback on dbt's own events writes to the target at a precise point of the run.
 * The five tables of a pair are read only when they belong to one completed run
-  (:func:`dbt_table_diff.report.read_pair`); a model built on a half-replaced pair refuses it.
+  (:func:`dbt_table_diff.report.read.read_pair`); a model built on a half-replaced pair refuses it.
   Killing a real ``dbt build`` at each model is in ``test_killed_run.py``.
 """
 
@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dbt_table_diff.report import format_summary, read_pair
-from dbt_table_diff.scaffold import PairOptions, render_pair
+from dbt_table_diff.report.read import read_pair
+from dbt_table_diff.report.text import format_summary
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 from dbt_table_diff.split import StaleRunError
 
 N = 2000

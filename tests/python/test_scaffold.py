@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from dbt_table_diff.cli import main
-from dbt_table_diff.scaffold import (
-    PairOptions,
+from dbt_table_diff.scaffold.args import (
     ScaffoldError,
-    jinja_literal,
     parse_column_map,
     parse_normalize,
     parse_tolerance,
-    render_pair,
 )
+from dbt_table_diff.scaffold.files import jinja_literal
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import render_pair
 
 
 def _opts(**kw):

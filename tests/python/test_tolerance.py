@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from oracle import brute_force_diff, canonical_key
 from test_diff_property import _build_pairs, no_drift_failures, property_project
 
-from dbt_table_diff.scaffold import PairOptions
+from dbt_table_diff.scaffold.options import PairOptions
 
 SCHEMA = {
     "d": "double",  # abs

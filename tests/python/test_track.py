@@ -18,7 +18,8 @@ import pytest
 from oracle import brute_force_diff, canonical_key
 from plans import rows_scanned
 
-from dbt_table_diff.scaffold import PairOptions, write_pair
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 
 ROWS = 2000
 # Hostile rows: NULLs in every column, NULL keys, a duplicate key, NaN and -0.0, decimals,

@@ -17,7 +17,7 @@ import pytest
 from plans import rows_scanned
 from test_track import BODY, SCAFFOLDED, _compiled, _pairs, _same_answers
 
-from dbt_table_diff.scaffold import write_pair
+from dbt_table_diff.scaffold.pair import write_pair
 
 
 @pytest.fixture(scope="module")

@@ -427,7 +427,8 @@ TRAILING = "qty >= 0 -- every row"
 def test_trailing_comment_filter_gives_the_filtered_answer(fproject):
     """Before 0.2.0 the comment swallowed `)` and the SQL after it (a syntax error at a later
     line)."""
-    from dbt_table_diff.scaffold import PairOptions, render_pair
+    from dbt_table_diff.scaffold.options import PairOptions
+    from dbt_table_diff.scaffold.pair import render_pair
 
     files = render_pair(
         PairOptions(
@@ -494,7 +495,8 @@ models:
 
 def test_keys_only_diff_is_explicit(fproject):
     """keys_only=true compares which keys exist: summary keys_only true, one log line."""
-    from dbt_table_diff.scaffold import PairOptions, render_pair
+    from dbt_table_diff.scaffold.options import PairOptions
+    from dbt_table_diff.scaffold.pair import render_pair
 
     files = render_pair(
         PairOptions(

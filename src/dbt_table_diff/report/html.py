@@ -3,15 +3,20 @@
 The verdict and counts, a block map of which leaves matched, the differing rows with each changed
 cell old -> new, and the run history as a trend; a stale, partial or changed-during-run result is
 never shown as a plain verdict (:func:`result_state`). Reads the pair through
-:func:`dbt_table_diff.report.read_pair`, so the one-run checks of ADR 0011 hold here too.
+:func:`dbt_table_diff.report.read.read_pair`, so the one-run checks of ADR 0011 hold here too.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
-from dbt_table_diff.report import _verdict, pair_table, read_pair
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from dbt_table_diff.report.read import pair_table, read_pair
+from dbt_table_diff.report.text import verdict_text
 from dbt_table_diff.split import StaleRunError
 
 REPORT_ROW_LIMIT = 1000
@@ -283,7 +288,7 @@ def result_state(summary: dict) -> tuple[str, str, list[str]]:
     ran is UNRELIABLE and a partial one DIFFERENT (PARTIAL), each with a banner that says why;
     never the plain verdict of a complete result."""
     if summary.get("status") == "changed_during_run":
-        why = _verdict(summary).split(": ", 1)[1]
+        why = verdict_text(summary).split(": ", 1)[1]
         return "changed_during_run", "UNRELIABLE", [f"UNRELIABLE: {why}"]
     if summary["is_partial"]:
         return (
@@ -315,10 +320,8 @@ def _json_value(value: Any) -> Any:
 
 def render_html(report: dict[str, Any]) -> str:
     """report.html: one page, no external assets (styles and the SVG pictures are inline)."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-
     env = Environment(
-        loader=PackageLoader("dbt_table_diff", "templates"),
+        loader=PackageLoader("dbt_table_diff.report", "templates"),
         autoescape=select_autoescape(["html", "j2"], default=True),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -329,9 +332,6 @@ def render_html(report: dict[str, Any]) -> str:
 
 def write_report(report: dict[str, Any], out_dir) -> tuple[Any, Any]:
     """Write report.json and report.html into ``out_dir`` (created); returns both paths."""
-    import json
-    from pathlib import Path
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     json_path, html_path = out / "report.json", out / "report.html"

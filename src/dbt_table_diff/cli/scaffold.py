@@ -1,29 +1,20 @@
-"""``table-diff`` command line: ``scaffold pair``, ``scaffold merge``, ``demo``, ``report`` and
-``preview``."""
+"""`table-diff scaffold pair` and `table-diff scaffold merge`: the command line of
+:mod:`dbt_table_diff.scaffold`."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from dbt_table_diff.preview_cli import add_preview, main_preview
-from dbt_table_diff.report_cli import (
-    ReportError,
-    add_report,
-    demo_spark_home,
-    find_demo_project,
-    non_negative_int,
-    report,
-)
-from dbt_table_diff.scaffold import (
-    PairOptions,
+from dbt_table_diff.scaffold.args import (
     ScaffoldError,
     parse_column_map,
     parse_normalize,
     parse_tolerance,
-    write_pair,
 )
+from dbt_table_diff.scaffold.merge import MergeOptions, write_merge
+from dbt_table_diff.scaffold.options import PairOptions
+from dbt_table_diff.scaffold.pair import write_pair
 
 
 def _split_list(values: list[str] | None) -> tuple[str, ...]:
@@ -38,7 +29,7 @@ def _as_of(value: str) -> int | str:
     return int(value) if value.isdigit() else value
 
 
-def _add_scaffold(sub) -> None:
+def add(sub) -> None:
     scaffold = sub.add_parser("scaffold", help="write the model files of a diff pipeline")
     kinds = scaffold.add_subparsers(dest="kind", required=True)
     pair = kinds.add_parser("pair", help="two-way diff of a source and a target relation")
@@ -215,8 +206,6 @@ def _scaffold_pair(args) -> int:
 
 
 def _scaffold_merge(args) -> int:
-    from dbt_table_diff.scaffold_merge import MergeOptions, write_merge
-
     opts = MergeOptions(
         name=args.name,
         base=args.base,
@@ -239,72 +228,9 @@ def _scaffold_merge(args) -> int:
     return 0
 
 
-def _demo(args) -> int:
-    from dbt_table_diff.report import print_summary
-
-    project = (
-        Path(args.project_dir).resolve() if args.project_dir else find_demo_project(Path.cwd())
-    )
-    demo_spark_home(project)
-    from dbt.cli.main import dbtRunner
-
-    runner = dbtRunner()
-    common = ["--project-dir", str(project), "--profiles-dir", str(project)]
-    deps = runner.invoke(["deps", *common])
-    if not deps.success:
-        print("table-diff demo: `dbt deps` failed (see above).", file=sys.stderr)
-        return 1
-    build = runner.invoke(["build", "--select", f"+{args.pair}__summary", *common])
-    if not build.success:
-        print("table-diff demo: `dbt build` of the demo pair failed (see above).", file=sys.stderr)
-        return 1
-    relations = {
-        r.node.name: r.node.relation_name
-        for r in build.result.results
-        if hasattr(r.node, "relation_name")
-    }
-    from dbt_table_diff.session_submission import get_session
-
-    spark = get_session()
-    print_summary(spark, relations[f"{args.pair}__summary"], sample_rows=args.sample_rows)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="table-diff", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    _add_scaffold(sub)
-    demo = sub.add_parser(
-        "demo", help="build the demo pair on the embedded Spark and print its summary"
-    )
-    demo.add_argument(
-        "--project-dir", help="dbt project holding the demo pair (default: ./integration_tests)"
-    )
-    demo.add_argument("--pair", default="orders_diff", help="pair to build (default orders_diff)")
-    demo.add_argument(
-        "--sample-rows",
-        type=non_negative_int,
-        default=5,
-        help="first rows shown of each kind of change, by key (default 5; 0: none)",
-    )
-    add_report(sub)
-    add_preview(sub)
-    args = parser.parse_args(argv)
+def run(args) -> int:
     try:
-        if args.command == "scaffold":
-            return _scaffold_merge(args) if args.kind == "merge" else _scaffold_pair(args)
-        if args.command == "report":
-            return report(args)
-        if args.command == "preview":
-            return main_preview(args)
-        return _demo(args)
+        return _scaffold_merge(args) if args.kind == "merge" else _scaffold_pair(args)
     except ScaffoldError as exc:
         print(f"table-diff scaffold: {exc}", file=sys.stderr)
         return 2
-    except ReportError as exc:
-        print(f"table-diff report: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,31 +1,24 @@
-"""`table-diff report` (and where `demo` finds its project): the command line of the HTML report.
+"""`table-diff report`: report.json and report.html of a pair's last result, and its summary
+as text.
 
-Which dbt project and pair to read, with errors that say the fix; the report itself is
-:mod:`dbt_table_diff.report_html`.
+Which pair to read, with errors that say the fix; the report itself is
+:mod:`dbt_table_diff.report.html`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import json
+import sys
 from pathlib import Path
 
+from tqdm import tqdm
 
-def find_demo_project(start: Path) -> Path:
-    for base in [start, *start.parents]:
-        candidate = base / "integration_tests"
-        if (candidate / "dbt_project.yml").exists() and (candidate / "profiles.yml").exists():
-            return candidate
-    raise SystemExit(
-        "table-diff demo: cannot find integration_tests/ (the demo project) from "
-        f"{start}. Run it from a clone of the table_diff repository, or pass --project-dir."
-    )
-
-
-def demo_spark_home(project: Path) -> None:
-    """The demo project's profile keeps its metastore under TABLE_DIFF_SPARK_HOME: `demo` and
-    `report` must agree on it, or `report` would open an empty metastore."""
-    os.environ.setdefault("TABLE_DIFF_SPARK_HOME", str(project / ".spark" / "demo"))
+from dbt_table_diff.cli.project import ReportError, project_dirs
+from dbt_table_diff.report.html import REPORT_STEPS, build_report, write_report
+from dbt_table_diff.report.read import read_pair
+from dbt_table_diff.report.text import format_summary
+from dbt_table_diff.session_submission import get_session
 
 
 def non_negative_int(value: str) -> int:
@@ -33,38 +26,6 @@ def non_negative_int(value: str) -> int:
     if not value.isdigit():
         raise argparse.ArgumentTypeError(f"invalid count '{value}': expected a whole number >= 0")
     return int(value)
-
-
-class ReportError(Exception):
-    """`table-diff report` cannot tell which pair to read, or where: the message says the fix."""
-
-
-def _is_user_project(directory: Path) -> bool:
-    """A dbt project other than the table_diff package itself (the root of a clone)."""
-    import yaml
-
-    path = directory / "dbt_project.yml"
-    if not path.exists():
-        return False
-    return (yaml.safe_load(path.read_text()) or {}).get("name") != "table_diff"
-
-
-def _report_project(args) -> tuple[Path, Path | None]:
-    """The dbt project and profiles dir: --project-dir, else the current directory when it is a
-    dbt project, else the demo project (integration_tests/ of a table_diff clone), as `demo`."""
-    if args.project_dir:
-        project = Path(args.project_dir).resolve()
-        if not (project / "dbt_project.yml").exists():
-            raise ReportError(f"{project} has no dbt_project.yml; pass the dbt project's directory")
-    elif _is_user_project(Path.cwd()):
-        project = Path.cwd()
-    else:
-        project = find_demo_project(Path.cwd())
-    if project.name == "integration_tests" and (project / "models" / "demo").is_dir():
-        demo_spark_home(project)
-    if args.profiles_dir:
-        return project, Path(args.profiles_dir).resolve()
-    return project, project if (project / "profiles.yml").exists() else None
 
 
 def pair_summaries(manifest) -> dict[str, str]:
@@ -80,8 +41,6 @@ def pair_summaries(manifest) -> dict[str, str]:
 
 def last_run_built(project: Path) -> set[str]:
     """Names of the nodes the project's last dbt invocation built (target/run_results.json)."""
-    import json
-
     path = project / "target" / "run_results.json"
     if not path.exists():
         return set()
@@ -122,17 +81,14 @@ def choose_pair(requested: str | None, pairs: dict[str, str], last_run: list[str
 
 
 def report(args) -> int:
-    from tqdm import tqdm
-
-    from dbt_table_diff.report_html import REPORT_STEPS, build_report, write_report
-
-    project, profiles = _report_project(args)
+    project, profiles = project_dirs(args)
     built = last_run_built(project)  # before dbt runs here: an invocation may rewrite it
     common = ["--project-dir", str(project)]
     if profiles is not None:
         common += ["--profiles-dir", str(profiles)]
     if args.target:
         common += ["--target", args.target]
+    # dbt's command line on use only: half a second more at every start of the CLI otherwise.
     from dbt.cli.main import dbtRunner
 
     with tqdm(total=REPORT_STEPS + 2, desc="parsing the dbt project", unit="step") as bar:
@@ -154,8 +110,6 @@ def report(args) -> int:
                 f"could not open the connection of the profile of {project}: "
                 f"{shown.exception or 'dbt show failed'}. Check the profile with `dbt debug`."
             )
-        from dbt_table_diff.session_submission import get_session
-
         spark = get_session()
         bar.update(1)
         bar.set_description("reading the pair")
@@ -172,15 +126,13 @@ def report(args) -> int:
     for banner in report.get("banners", []):
         print(f"  {banner}")
     if report["state"] != "stale" and args.sample_rows > 0:
-        from dbt_table_diff.report import format_summary, read_pair
-
         summary, rows = read_pair(spark, pairs[pair], per_class=args.sample_rows)
         print(format_summary(summary, rows, list(summary["key_columns"]), args.sample_rows))
     print(f"wrote {json_path}\nwrote {html_path}")
     return 3 if report["state"] == "stale" else 0
 
 
-def add_report(sub) -> None:
+def add(sub) -> None:
     report = sub.add_parser(
         "report",
         help="write report.json and a self-contained report.html of a pair's last result",
@@ -216,3 +168,11 @@ def add_report(sub) -> None:
         "--history-table",
         help="run history relation (default: table_diff_run_history beside the pair's summary)",
     )
+
+
+def run(args) -> int:
+    try:
+        return report(args)
+    except ReportError as exc:
+        print(f"table-diff report: {exc}", file=sys.stderr)
+        return 2

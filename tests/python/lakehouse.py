@@ -1,5 +1,6 @@
 """The Spark confs that turn Delta Lake and Iceberg on (profiles.example.yml shows the same to
-users): one definition for the test suite and the benchmarks."""
+users): one definition for the test suite (conftest.py) and the benchmarks (bench/track.py adds
+this folder to its path). Not part of the package: users configure their own session."""
 
 from __future__ import annotations
 

@@ -8,10 +8,8 @@ block_hashes -> block_split -> row_diff -> column_stats -> summary (-> repair) e
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from dbt_table_diff.scaffold import PairOptions
+from dbt_table_diff.scaffold.options import PairOptions
 
 
 def properties_yml(opts: PairOptions) -> str:

@@ -1,5 +1,5 @@
 """The scaffold's option parsers (``--normalize``, ``--column-map``, ``--tolerance``) and its
-error type; ``dbt_table_diff.scaffold`` re-exports them."""
+error type, which every check of the scaffold raises."""
 
 from __future__ import annotations
 

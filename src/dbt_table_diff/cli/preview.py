@@ -11,12 +11,12 @@ import json
 import sys
 from typing import Any
 
-from dbt_table_diff.report_cli import ReportError, _report_project
+from dbt_table_diff.cli.project import ReportError, project_dirs
 
 JSON_MARKER = "table_diff.preview_pair json: "
 
 
-def add_preview(sub) -> None:
+def add(sub) -> None:
     preview = sub.add_parser(
         "preview",
         help="a pair's cost before anything is scanned (statistics and EXPLAIN COST only)",
@@ -36,9 +36,10 @@ def add_preview(sub) -> None:
 
 
 def preview(args) -> int:
+    # dbt's command line on use only: half a second more at every start of the CLI otherwise.
     from dbt.cli.main import dbtRunner
 
-    project, profiles = _report_project(args)
+    project, profiles = project_dirs(args)
     common = ["--project-dir", str(project)]
     if profiles is not None:
         common += ["--profiles-dir", str(profiles)]
@@ -73,7 +74,7 @@ def preview(args) -> int:
     return 0
 
 
-def main_preview(args) -> int:
+def run(args) -> int:
     try:
         return preview(args)
     except ReportError as exc:

@@ -23,14 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dbt_table_diff.scaffold import (
-    _NAME,
-    _RELATION_EXPR,
-    MATERIALIZATION,
-    ScaffoldError,
-    jinja_literal,
-    write_files,
-)
+from dbt_table_diff.scaffold.args import ScaffoldError
+from dbt_table_diff.scaffold.files import MATERIALIZATION, jinja_literal, write_files
+from dbt_table_diff.scaffold.options import NAME, RELATION_EXPR
 
 ON_SCHEMA_CONFLICT = ("error", "report")
 STRATEGIES = ("hash", "range")
@@ -55,13 +50,13 @@ class MergeOptions:
 
 
 def validate_merge(opts: MergeOptions) -> None:
-    if not _NAME.match(opts.name):
+    if not NAME.match(opts.name):
         raise ScaffoldError(
             f"invalid NAME '{opts.name}'. Expected a model-name prefix of letters, digits and "
             "underscores (e.g. orders_merge)."
         )
     for arg, value in (("--base", opts.base), ("--ours", opts.ours), ("--theirs", opts.theirs)):
-        if not isinstance(value, str) or not _RELATION_EXPR.match(value):
+        if not isinstance(value, str) or not RELATION_EXPR.match(value):
             raise ScaffoldError(
                 f'invalid {arg} "{value}". Expected a dbt relation expression such as '
                 "\"ref('orders')\" or \"source('replica', 'orders')\"."
