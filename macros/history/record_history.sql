@@ -369,3 +369,18 @@
       [noted['source_relation'], noted['target_relation']],
       none, noted['options'], noted['hash_spec_version'], message)) }}
 {% endmacro %}
+
+
+{% macro _history_model_guard(expected) %}
+  {#- The history models' materializations can be overridden only by the root project (a
+      `+materialized` directly under `models:` applies to installed packages too): any other than
+      EXPECTED would replace the run history by an empty table (or the runs view by a copy), so
+      the model refuses to compile, before any statement runs. -#}
+  {% set got = config.get('materialized') %}
+  {% if execute and got != expected %}
+    {{ exceptions.raise_compiler_error("table_diff: model " ~ model['name'] ~ " is materialized as '" ~ got
+        ~ "', not '" ~ expected ~ "': a `+materialized` directly under `models:` in your dbt_project.yml applies"
+        ~ " to installed packages too, and would replace the run history. Set it under your project's name"
+        ~ " (models: <your project>: +materialized: ...), or turn the history off (vars: {table_diff_history: false}).") }}
+  {% endif %}
+{% endmacro %}

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dbt_table_diff.cli.project import ReportError
 from dbt_table_diff.cli.report import choose_pair
@@ -80,7 +81,7 @@ models:
         "report",
         files=files,
         packages=True,
-        project_config={"models": {"+materialized": "table"}},
+        project_config={"models": {"report": {"+materialized": "table"}}},
     )
 
 
@@ -393,6 +394,26 @@ def test_full_refresh_keeps_the_history(project, first_build):
         "build", "--select", "table_diff_run_history", "table_diff_runs", "--full-refresh"
     )
     assert run.status("table_diff_run_history") == "success", run.describe()
+    assert _history(project, "table_diff_run_history") == before
+
+
+def test_a_root_materialization_over_the_history_is_refused(project, first_build):
+    """A `+materialized` directly under `models:` reaches the package's models too: the history
+    model refuses to compile under it, naming the fix, and the history keeps every row."""
+    path = project.root / "dbt_project.yml"
+    saved = path.read_text()
+    config = yaml.safe_load(saved)
+    config["models"] = {"+materialized": "table"}
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    before = _history(project, "table_diff_run_history")
+    try:
+        run = project.run("run", "--select", "table_diff_run_history")
+    finally:
+        path.write_text(saved)
+    assert run.status("table_diff_run_history") == "error", run.describe()
+    message = run.message("table_diff_run_history")
+    assert "materialized as 'table', not 'table_diff_history'" in message, message
+    assert "models: <your project>: +materialized" in message, message
     assert _history(project, "table_diff_run_history") == before
 
 
