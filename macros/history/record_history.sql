@@ -1,8 +1,7 @@
 {#-
   table_diff.record_history: the package's on-run-end hook (ADR 0016). Appends one row per pair
   run and per no_drift test of the invocation to the run history table
-  (`<var table_diff_history_schema, default the target schema>.table_diff_run_history`, created
-  when absent):
+  (the package model `table_diff_run_history`, created when absent):
   * a pair (its models NAME__ranges .. NAME__summary, the summary built by table_diff.diff_summary)
     of which this invocation built at least one model: `completed` / `partial` /
     `changed_during_run` with the summary's counts when NAME__summary was built, `failed` with the
@@ -11,7 +10,10 @@
   * a no_drift test that ran (not skipped): its counts as drift_rows noted them; `failed` when
     the test errored before it had counts.
   Append-only: a failed run adds a row and never touches the rows of earlier runs, so the last
-  good summary stays. `vars: {table_diff_history: false}` turns it off.
+  good summary stays. `vars: {table_diff_history: false}` turns it off. The table and the view
+  are the package's models `table_diff_run_history` and `table_diff_runs` (ADR 0036): the hooks
+  write where dbt builds them, and create or complete them first (_history_ensure), so a run that
+  selects neither still records.
 
   table_diff.record_history_start, the on-run-start hook, first appends a `running` row for every
   pair and no_drift test the invocation selected; record_history closes each with its final row,
@@ -93,26 +95,112 @@
 {% endmacro %}
 
 
+{% macro _history_relation(name='table_diff_run_history') %}
+  {#- [schema, identifier] of the package model NAME (table_diff_run_history or table_diff_runs):
+      where dbt builds it (var table_diff_history_schema through the project's
+      generate_schema_name, else the target schema), so the hooks write where the model is. -#}
+  {% set node = graph.nodes.get('model.table_diff.' ~ name) %}
+  {% if node %}{{ return([node.schema, node.alias]) }}{% endif %}
+  {{ return([var('table_diff_history_schema', target.schema), name]) }}
+{% endmacro %}
+
+
+{% macro _history_quoted(schema, identifier) %}
+  {{ return(table_diff.quote_identifier(schema) ~ '.' ~ table_diff.quote_identifier(identifier)) }}
+{% endmacro %}
+
+
+{% macro _history_exists(schema, identifier) %}
+  {% if run_query("show schemas like '" ~ schema ~ "'").rows | length == 0 %}{{ return(false) }}{% endif %}
+  {{ return(run_query('show tables in ' ~ table_diff.quote_identifier(schema) ~ " like '" ~ identifier ~ "'").rows | length > 0) }}
+{% endmacro %}
+
+
+{% macro _history_ensure() %}
+  {#- The run history table and the runs view, as the package models declare them (ADR 0036):
+      created when absent (Delta where the package's tables are, ADR 0015: each append one commit);
+      columns a newer version added appended to an existing table (dbt's on_schema_change
+      'append_new_columns'); never dropped, rewritten or emptied. A history kept before the model
+      existed under the var's schema as named (`<table_diff_history_schema>.table_diff_run_history`)
+      while the model's schema is named otherwise: copied into the model's table when that is
+      absent, and left where it was. Returns the table's quoted name. -#}
+  {% set schema, identifier = table_diff._history_relation() %}
+  {% set relation = table_diff._history_quoted(schema, identifier) %}
+  {% set columns = table_diff._history_columns().split(', ') %}
+  {% do run_query('create schema if not exists ' ~ table_diff.quote_identifier(schema)) %}
+  {% set legacy_schema = var('table_diff_history_schema', target.schema) %}
+  {% set legacy = none %}
+  {% if [legacy_schema, 'table_diff_run_history'] != [schema, identifier]
+        and not table_diff._history_exists(schema, identifier)
+        and table_diff._history_exists(legacy_schema, 'table_diff_run_history') %}
+    {% set legacy = table_diff._history_quoted(legacy_schema, 'table_diff_run_history') %}
+  {% endif %}
+  {% if legacy %}
+    {% set had = [] %}
+    {% for row in run_query('describe table ' ~ legacy) if row[0] and not row[0].startswith('#') %}
+      {% do had.append(row[0] | lower) %}
+    {% endfor %}
+    {% set projection = [] %}
+    {% for column in columns %}
+      {% set name, type = column.split(' ') %}
+      {% do projection.append(name if name in had else 'cast(null as ' ~ type ~ ') as ' ~ name) %}
+    {% endfor %}
+    {% do run_query('create table ' ~ relation ~ ' using ' ~ table_diff._history_file_format()
+        ~ ' as select ' ~ (projection | join(', ')) ~ ' from ' ~ legacy) %}
+    {% do log('table_diff: the run history moved to ' ~ relation ~ ' (the package model table_diff_run_history);'
+        ~ ' its rows were copied from ' ~ legacy ~ ', which is left as it was.', info=true) %}
+  {% else %}
+    {% do run_query('create table if not exists ' ~ relation ~ ' (' ~ (columns | join(', ')) ~ ') using '
+        ~ table_diff._history_file_format()) %}
+    {% set had = [] %}
+    {% for row in run_query('describe table ' ~ relation) if row[0] and not row[0].startswith('#') %}
+      {% do had.append(row[0] | lower) %}
+    {% endfor %}
+    {% set missing = [] %}
+    {% for column in columns if column.split(' ')[0] not in had %}{% do missing.append(column) %}{% endfor %}
+    {% if missing %}
+      {% do run_query('alter table ' ~ relation ~ ' add columns (' ~ (missing | join(', ')) ~ ')') %}
+      {% do log('table_diff: added column(s) ' ~ (missing | join(', ')) ~ ' to the run history ' ~ relation, info=true) %}
+    {% endif %}
+  {% endif %}
+  {% set view_schema, view_identifier = table_diff._history_relation('table_diff_runs') %}
+  {% if view_schema != schema %}
+    {% do run_query('create schema if not exists ' ~ table_diff.quote_identifier(view_schema)) %}
+  {% endif %}
+  {% do run_query('create view if not exists ' ~ table_diff._history_quoted(view_schema, view_identifier)
+      ~ ' as ' ~ table_diff._history_runs_select(relation)) %}
+  {{ return(relation) }}
+{% endmacro %}
+
+
+{% macro _history_empty_select() %}
+  {#- The run history's columns as a query of no row: the table_diff_run_history model's body. -#}
+  {% set items = [] %}
+  {% for column in table_diff._history_columns().split(', ') %}
+    {% set name, type = column.split(' ') %}
+    {% do items.append('cast(null as ' ~ type ~ ') as ' ~ name) %}
+  {% endfor %}
+  {{ return('select ' ~ (items | join(', ')) ~ ' where false') }}
+{% endmacro %}
+
+
+{% macro _history_runs_select(history) %}
+  {#- One row per run of the history table HISTORY: its final row, else its `running` row. -#}
+  {{ return('select ' ~ table_diff._history_column_names() ~ ' from (select *, row_number() over (partition by invocation_id, kind, name'
+      ~ " order by case when status = 'running' then 1 else 0 end, recorded_at desc) as td_n from " ~ history
+      ~ ') where td_n = 1') }}
+{% endmacro %}
+
+
 {% macro _history_append(rows) %}
-  {#- Append rows to the history table, creating its schema, the table and the view when absent. -#}
+  {#- Append rows to the history table, creating or completing it first (_history_ensure). -#}
   {% if not rows %}{{ return(none) }}{% endif %}
-  {% set schema = var('table_diff_history_schema', target.schema) %}
-  {% set quoted_schema = table_diff.quote_identifier(schema) %}
-  {% set relation = quoted_schema ~ '.' ~ table_diff.quote_identifier('table_diff_run_history') %}
-  {% do run_query('create schema if not exists ' ~ quoted_schema) %}
-  {#- Delta where the package's tables are (ADR 0015): each append is then one commit. A history
-      table created before keeps its format. -#}
-  {% do run_query('create table if not exists ' ~ relation ~ ' (' ~ table_diff._history_columns() ~ ') using '
-      ~ table_diff._history_file_format()) %}
-  {% set names = [] %}
-  {% for column in table_diff._history_columns().split(', ') %}{% do names.append(column.split(' ')[0]) %}{% endfor %}
-  {% do run_query('create view if not exists ' ~ quoted_schema ~ '.' ~ table_diff.quote_identifier('table_diff_runs')
-      ~ ' as select ' ~ (names | join(', ')) ~ ' from (select *, row_number() over (partition by invocation_id, kind, name'
-      ~ " order by case when status = 'running' then 1 else 0 end, recorded_at desc) as td_n from " ~ relation
-      ~ ') where td_n = 1') %}
-  {% do run_query('insert into ' ~ relation ~ ' values ' ~ (rows | join(',\n'))) %}
+  {% set relation = table_diff._history_ensure() %}
+  {% do run_query('insert into ' ~ relation ~ ' (' ~ table_diff._history_column_names() ~ ') values ' ~ (rows | join(',\n'))) %}
   {% do log('table_diff: recorded ' ~ (rows | length) ~ ' run(s) in ' ~ relation, info=true) %}
 {% endmacro %}
+
+
 {% macro record_history(results) %}
   {{ return(adapter.dispatch('record_history', 'table_diff')(results)) }}
 {% endmacro %}
@@ -167,6 +255,13 @@
       ~ 'rows_added bigint, rows_deleted bigint, rows_modified bigint, duplicate_key_rows bigint, '
       ~ 'source_relation string, target_relation string, run_id string, options string, '
       ~ 'hash_spec_version int, message string, recorded_at timestamp') }}
+{% endmacro %}
+
+
+{% macro _history_column_names() %}
+  {% set names = [] %}
+  {% for column in table_diff._history_columns().split(', ') %}{% do names.append(column.split(' ')[0]) %}{% endfor %}
+  {{ return(names | join(', ')) }}
 {% endmacro %}
 
 
@@ -273,4 +368,19 @@
   {{ return(table_diff._history_values('no_drift', res.node.name, status, outcome, times, counts,
       [noted['source_relation'], noted['target_relation']],
       none, noted['options'], noted['hash_spec_version'], message)) }}
+{% endmacro %}
+
+
+{% macro _history_model_guard(expected) %}
+  {#- The history models' materializations can be overridden only by the root project (a
+      `+materialized` directly under `models:` applies to installed packages too): any other than
+      EXPECTED would replace the run history by an empty table (or the runs view by a copy), so
+      the model refuses to compile, before any statement runs. -#}
+  {% set got = config.get('materialized') %}
+  {% if execute and got != expected %}
+    {{ exceptions.raise_compiler_error("table_diff: model " ~ model['name'] ~ " is materialized as '" ~ got
+        ~ "', not '" ~ expected ~ "': a `+materialized` directly under `models:` in your dbt_project.yml applies"
+        ~ " to installed packages too, and would replace the run history. Set it under your project's name"
+        ~ " (models: <your project>: +materialized: ...), or turn the history off (vars: {table_diff_history: false}).") }}
+  {% endif %}
 {% endmacro %}

@@ -161,7 +161,7 @@ def drift_project(dbt_project_factory):
         "drift_tests",
         files=files,
         packages=True,
-        project_config={"models": {"+materialized": "table"}},
+        project_config={"models": {"drift_tests": {"+materialized": "table"}}},
     )
     project.run("run").assert_success()
     return project

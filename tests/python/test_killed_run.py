@@ -99,7 +99,7 @@ def _write_project(root: Path, conf: dict[str, str], target_sql: str, reader: bo
         "profile": "killed_run",
         "model-paths": ["models"],
         "flags": {"send_anonymous_usage_stats": False, "partial_parse": False},
-        "models": {"+materialized": "table"},
+        "models": {"killed_run": {"+materialized": "table"}},
     }
     profile = {
         "killed_run": {

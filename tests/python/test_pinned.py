@@ -117,7 +117,7 @@ def lake(lakehouse, dbt_project_factory):
         "pinned",
         files=files,
         packages=True,
-        project_config={"models": {"+materialized": "table"}},
+        project_config={"models": {"pinned": {"+materialized": "table"}}},
     )
     project.run("run", "--select", "src").assert_success()  # creates the schema too
     lake = Lake(project)

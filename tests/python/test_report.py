@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dbt_table_diff.cli.project import ReportError
 from dbt_table_diff.cli.report import choose_pair
@@ -80,7 +81,7 @@ models:
         "report",
         files=files,
         packages=True,
-        project_config={"models": {"+materialized": "table"}},
+        project_config={"models": {"report": {"+materialized": "table"}}},
     )
 
 
@@ -360,6 +361,116 @@ def test_history_can_be_turned_off(project, first_build):
     assert run.status("drift_rp") == "warn", run.describe()
     assert len(_history(project)) == before
     assert project.spark.sql("show views like 'td_history_*'").count() == 0
+
+
+def _history_node(project, name: str) -> dict:
+    """The package model NAME in the manifest the project's last dbt run wrote."""
+    manifest = json.loads((project.root / "target" / "manifest.json").read_text())
+    return manifest["nodes"][f"model.table_diff.{name}"]
+
+
+def test_history_is_a_package_model_with_every_column_documented(project, first_build):
+    """ADR 0036: the table and the view are the package's models, built by `dbt build`, in dbt's
+    lineage (the view reads the table), every column of the table documented."""
+    assert first_build.status("table_diff_run_history") == "success", first_build.describe()
+    assert first_build.status("table_diff_runs") == "success", first_build.describe()
+    project.run("parse").assert_success()  # the manifest of the default vars
+    history, runs = (
+        _history_node(project, n) for n in ("table_diff_run_history", "table_diff_runs")
+    )
+    assert runs["depends_on"]["nodes"] == ["model.table_diff.table_diff_run_history"]
+    columns = project.spark.table(project.relation("table_diff_run_history")).columns
+    assert project.spark.table(project.relation("table_diff_runs")).columns == columns
+    for node in (history, runs):
+        assert node["description"].strip(), node["name"]
+        assert list(node["columns"]) == columns, node["name"]
+        assert all(c["description"].strip() for c in node["columns"].values()), node["name"]
+
+
+def test_full_refresh_keeps_the_history(project, first_build):
+    before = _history(project, "table_diff_run_history")
+    assert before
+    run = project.run(
+        "build", "--select", "table_diff_run_history", "table_diff_runs", "--full-refresh"
+    )
+    assert run.status("table_diff_run_history") == "success", run.describe()
+    assert _history(project, "table_diff_run_history") == before
+
+
+def test_a_root_materialization_over_the_history_is_refused(project, first_build):
+    """A `+materialized` directly under `models:` reaches the package's models too: the history
+    model refuses to compile under it, naming the fix, and the history keeps every row."""
+    path = project.root / "dbt_project.yml"
+    saved = path.read_text()
+    config = yaml.safe_load(saved)
+    config["models"] = {"+materialized": "table"}
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    before = _history(project, "table_diff_run_history")
+    try:
+        run = project.run("run", "--select", "table_diff_run_history")
+    finally:
+        path.write_text(saved)
+    assert run.status("table_diff_run_history") == "error", run.describe()
+    message = run.message("table_diff_run_history")
+    assert "materialized as 'table', not 'table_diff_history'" in message, message
+    assert "models: <your project>: +materialized" in message, message
+    assert _history(project, "table_diff_run_history") == before
+
+
+def test_a_history_kept_before_the_models_is_moved_then_completed(project, first_build):
+    """A history table the hooks of an earlier version created by hand-written DDL, under var
+    table_diff_history_schema as named, with two columns fewer (an older layout). Building the
+    models with that var copies its rows into the model's table, where the project's
+    generate_schema_name puts the var's schema, with NULL in the new columns, and leaves the old
+    table as it was; the hooks then record there. A table at the model's place with columns
+    missing gets them, its rows kept."""
+    spark = project.spark
+    legacy = f"{project.schema}_audit"
+    history = spark.table(project.relation("table_diff_run_history"))
+    kept = [f for f in history.schema.fields if f.name not in ("hash_spec_version", "message")]
+    ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in kept)
+    names = ", ".join(f.name for f in kept)
+
+    def older_table(relation: str) -> list[tuple]:
+        spark.sql(f"drop table if exists {relation}")
+        spark.sql(f"create table {relation} ({ddl}) using parquet")
+        source = project.relation("table_diff_run_history")
+        spark.sql(
+            f"insert into {relation} select {names} from {source} order by recorded_at limit 2"
+        )
+        return sorted(tuple(r) for r in spark.table(relation).collect())
+
+    spark.sql(f"create schema if not exists `{legacy}`")
+    old_rows = older_table(f"`{legacy}`.table_diff_run_history")
+    var = ("--vars", json.dumps({"table_diff_history_schema": legacy}))
+    run = project.run("run", "--select", "table_diff_run_history", "table_diff_runs", *var)
+    run.assert_success()
+    schema = _history_node(project, "table_diff_run_history")["schema"]
+    assert schema != legacy  # dbt's default naming: <target schema>_<custom schema>
+    moved = f"`{schema}`.table_diff_run_history"
+    assert "the run history moved to" in run.log, run.log[-2000:]
+    copied = spark.table(moved)
+    assert copied.columns == history.columns
+    assert sorted(tuple(r) for r in copied.select(*[f.name for f in kept]).collect()) == old_rows
+    assert copied.where("hash_spec_version is not null or message is not null").count() == 0
+    assert sorted(
+        tuple(r) for r in spark.table(f"`{legacy}`.table_diff_run_history").collect()
+    ) == (old_rows)
+    # The hooks record where the model is, beside the copied rows: a running and a final row.
+    run = project.run("test", "--select", "drift_rp", *var)
+    assert run.status("drift_rp") == "warn", run.describe()
+    recorded = spark.table(moved).where("name = 'drift_rp'")
+    assert sorted(r["status"] for r in recorded.collect()) == ["completed", "running", "running"]
+    assert spark.table(f"`{legacy}`.table_diff_run_history").count() == len(old_rows)
+    assert spark.table(f"`{schema}`.table_diff_runs").where("name = 'drift_rp'").count() == 2
+
+    # An older table at the model's own place: completed in place.
+    old_rows = older_table(moved)
+    project.run("run", "--select", "table_diff_run_history", *var).assert_success()
+    completed = spark.table(moved)
+    # The new columns appended after the others, as dbt's append_new_columns does.
+    assert completed.columns == [*(f.name for f in kept), "hash_spec_version", "message"]
+    assert sorted(tuple(r) for r in completed.select(*[f.name for f in kept]).collect()) == old_rows
 
 
 # --------------------------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ models:
         "run_integrity",
         files=files,
         packages=True,
-        project_config={"models": {"+materialized": "table"}},
+        project_config={"models": {"run_integrity": {"+materialized": "table"}}},
     )
     project.run("run", "--select", "src", "tgt").assert_success()
     return project
