@@ -249,6 +249,10 @@ def python_model_unsupported(parsed_model: dict, method: Any) -> str:
     )
 
 
+# The meta key of a package Python model that a target without Python leaves out (ADR 0037).
+OPTIONAL_WITHOUT_PYTHON = "table_diff_optional_python"
+
+
 class SessionPythonJobHelper(PythonJobHelper):
     """``submission_method: session`` for dbt-spark (registered by :mod:`dbt_table_diff.plugin`)."""
 
@@ -256,10 +260,24 @@ class SessionPythonJobHelper(PythonJobHelper):
         self.parsed_model = parsed_model
         self.credentials = credentials
         method = getattr(credentials, "method", None)
+        self.skipped = None
         if method != "session":
+            if ((parsed_model.get("config") or {}).get("meta") or {}).get(OPTIONAL_WITHOUT_PYTHON):
+                # A package model that only adds a view of data kept elsewhere (the pair status
+                # over the run history, ADR 0037): on a target that runs no Python it is left
+                # out with a line, not failed, so `dbt build` of a Thrift project stays green.
+                self.skipped = (
+                    f"table_diff: skipped Python model '{parsed_model.get('name')}': the "
+                    f"target's method '{method}' runs no Python models (vars: "
+                    f"{{{parsed_model.get('name')}: false}} leaves it out of the graph)"
+                )
+                return
             raise DbtRuntimeError(python_model_unsupported(parsed_model, method))
 
     def submit(self, compiled_code: str) -> None:
+        if self.skipped:
+            print(self.skipped, file=sys.stderr)
+            return
         spark = get_session(getattr(self.credentials, "server_side_parameters", None))
         model = self.parsed_model
         config = model.get("config") or {}

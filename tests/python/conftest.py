@@ -342,8 +342,8 @@ def dbt_project_factory(
     * ``packages``: install this repository as the ``table_diff`` package (``local:``, then
       ``dbt deps``);
     * ``project_config``: more keys of dbt_project.yml; its ``vars`` replace the default
-      ``{table_diff_file_format: parquet}`` (the package's own tables stay parquet unless a test
-      asks for Delta).
+      ``{table_diff_file_format: parquet, table_diff_pair_status: false}`` (the package's own
+      tables stay parquet unless a test asks for Delta; no pair status model).
 
     The profile (``profiles.yml`` inside the project) uses ``method: session`` with the fixture's
     Spark conf, so dbt reuses the test session; each project gets its own schema.
@@ -375,7 +375,9 @@ def dbt_project_factory(
             # The package's tables as parquet even on the lakehouse session, as before ADR 0015:
             # the suite's pairs keep their behaviour and cost. Delta outputs (`auto` with the jars)
             # are tested where they matter: test_killed_run.py, test_session_submission.py.
-            "vars": {"table_diff_file_format": "parquet"},
+            # The pair status model (ADR 0037) only where a test asks for it (test_report.py):
+            # one Python model more in every build adds a second or two, many times.
+            "vars": {"table_diff_file_format": "parquet", "table_diff_pair_status": False},
             **(project_config or {}),
         }
         (root / "dbt_project.yml").write_text(yaml.safe_dump(dbt_project, sort_keys=False))

@@ -14,8 +14,11 @@ One small dbt project with the package installed: a pair ``rp`` (400 keys; 8 mod
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import random
+import statistics
 from pathlib import Path
 
 import pytest
@@ -81,7 +84,10 @@ models:
         "report",
         files=files,
         packages=True,
-        project_config={"models": {"report": {"+materialized": "table"}}},
+        project_config={
+            "models": {"report": {"+materialized": "table"}},
+            "vars": {"table_diff_file_format": "parquet", "table_diff_pair_status": True},
+        },
     )
 
 
@@ -136,6 +142,18 @@ def test_history_records_the_pair_run_and_the_no_drift_run(project, first_build)
     assert len(raw) == 4
 
 
+def test_status_built_with_the_pairs_sees_their_runs_unfinished(project, first_build):
+    """ADR 0037: the pair status model built in the invocation that ran the pair sees the pair's
+    `running` row only (its final row lands in on-run-end): no verdict, an unfinished start."""
+    assert first_build.status("table_diff_pair_status") == "success", first_build.describe()
+    status = project.spark.table(project.relation("table_diff_pair_status"))
+    rows = {r["name"]: r.asDict() for r in status.collect()}
+    assert set(rows) == {"rp", "drift_rp"}
+    assert rows["rp"]["finished_runs"] == 0 and rows["rp"]["last_verdict"] is None
+    assert rows["rp"]["unfinished_started_at"] is not None
+    assert rows["rp"]["drift_trend"] == rows["rp"]["cost_trend"] == "unknown"
+
+
 def test_long_steps_log_progress(first_build):
     """What a person watching `dbt build` sees: the layout, each split level, the rows to fetch."""
     log = first_build.log
@@ -175,6 +193,9 @@ def test_dbt_docs_lineage_and_descriptions_of_the_pipeline(project, first_build)
 
 @pytest.fixture(scope="module")
 def complete_report(project, first_build, tmp_path_factory):
+    # The status the first build made saw the pair's run unfinished (its final row lands in
+    # on-run-end): rebuilt, it sees the run as the report does.
+    project.run("run", "--select", "table_diff_pair_status").assert_success()
     report = build_report(project.spark, project.relation("rp__summary"), row_limit=5)
     out = tmp_path_factory.mktemp("report_complete")
     json_path, html_path = write_report(report, out)
@@ -198,7 +219,12 @@ def test_report_of_a_complete_pair(complete_report):
     assert key in MODIFIED
     assert changed == [{"changed": True, "old": f"name {key}", "new": f"renamed {key}"}]
     assert [p["status"] for p in report["trend"]["points"]] == ["completed"]
+    status = report["status"]
+    assert status["last_verdict"] == "different" and status["last_differing_rows"] == 10
+    assert status["finished_runs"] == status["runs_since_identical"] == 1
+    assert status["last_identical_at"] is None and status["unfinished_started_at"] is None
     html = html_path.read_text()
+    assert "never identical in 1 run;" in html, html
     assert "Showing the first 5 of 10 differing rows" in html
     # One file: nothing loaded from elsewhere (no script, stylesheet, image or frame sources).
     assert not any(tag in html for tag in ("<script", "<link", "src=", "href=", "@import"))
@@ -471,6 +497,222 @@ def test_a_history_kept_before_the_models_is_moved_then_completed(project, first
     # The new columns appended after the others, as dbt's append_new_columns does.
     assert completed.columns == [*(f.name for f in kept), "hash_spec_version", "message"]
     assert sorted(tuple(r) for r in completed.select(*[f.name for f in kept]).collect()) == old_rows
+
+
+STATUS_WINDOW = 5
+
+
+def _synthetic_history(columns: list[str]) -> list[dict]:
+    """History rows as the hooks write them, for pairs whose runs make every status rule fire:
+    trends up and down (longer than the window), an outlier, identical last, killed last, killed
+    before the last, only unfinished, a no_drift test without counts, and seeded random runs
+    with NULL counts and durations, failures, partial and skipped runs."""
+    rng = random.Random(37)
+    start = datetime.datetime(2026, 11, 1, 8, 0, 0)
+    rows: list[dict] = []
+
+    def add(
+        name, counts, status="completed", outcome="success", seconds=10.0, final=True, kind="pair"
+    ):
+        nonlocal start
+        start += datetime.timedelta(minutes=7)
+        invocation = f"inv-{len(rows)}"
+        base = dict.fromkeys(columns)
+        base.update(invocation_id=invocation, kind=kind, name=name, started_at=start)
+        rows.append({**base, "status": "running", "recorded_at": start})
+        if not final:
+            return
+        added, deleted, modified, dup = counts if counts else (None, None, None, None)
+        end = start + datetime.timedelta(seconds=seconds or 0)
+        rows.append(
+            {
+                **base,
+                "status": status,
+                "outcome": outcome,
+                "finished_at": end,
+                "seconds": seconds,
+                "rows_added": added,
+                "rows_deleted": deleted,
+                "rows_modified": modified,
+                "duplicate_key_rows": dup,
+                "recorded_at": end,
+            }
+        )
+
+    for i in range(8):
+        add("falling", (10 * (i + 1), 0, 0, 0), seconds=10.0 + i)
+        add("catching", (0, 80 - 10 * i, 0, 1), seconds=30.0 - 3 * i)
+    for n in (3, 5, 5, 500, 5, 5):
+        add("outlier", (n, 0, 0, 0))
+    for n in (4, 0, 6, 0):
+        add("sync", (n, 0, 0, 0))
+    for n in (4, 9):
+        add("killed", (n, n, 0, 0))
+    add("killed", None, final=False)
+    add("killed_before", None, final=False)
+    add("killed_before", (1, 0, 0, 0))
+    add("only_running", None, final=False)
+    for outcome in ("pass", "warn", "fail", "error", "pass"):
+        add(
+            "drift_x",
+            None,
+            status="failed" if outcome == "error" else "completed",
+            outcome=outcome,
+            kind="no_drift",
+        )
+    for p in range(6):
+        for _ in range(rng.randint(1, 9)):
+            status = rng.choice(
+                ["completed"] * 5 + ["partial", "changed_during_run", "failed", "skipped"]
+            )
+            counts = (
+                None
+                if status in ("failed", "skipped") or rng.random() < 0.1
+                else tuple(rng.choice([0, 0, rng.randint(0, 50)]) for _ in range(4))
+            )
+            seconds = None if rng.random() < 0.15 else round(rng.uniform(1, 90), 3)
+            add(
+                f"random{p}",
+                counts,
+                status=status,
+                outcome="error" if status == "failed" else "success",
+                seconds=seconds,
+                final=rng.random() > 0.1,
+            )
+    rng.shuffle(rows)
+    return rows
+
+
+def _oracle_verdict(r: dict) -> str:
+    if r["status"] == "failed" or r["outcome"] == "error":
+        return "failed"
+    named = {"skipped": "skipped", "changed_during_run": "unreliable", "partial": "different"}
+    if r["status"] in named:
+        return named[r["status"]]
+    counts = [r["rows_added"], r["rows_deleted"], r["rows_modified"]]
+    if None in counts:
+        return {
+            "pass": "identical",
+            "success": "identical",
+            "warn": "different",
+            "fail": "different",
+        }.get(r["outcome"], "unknown")
+    return "identical" if sum(counts) + (r["duplicate_key_rows"] or 0) == 0 else "different"
+
+
+def _oracle_trend(values: list, up: str, down: str) -> tuple:
+    slopes = sorted(
+        (values[j] - values[i]) / (j - i)
+        for i in range(len(values))
+        for j in range(i + 1, len(values))
+    )
+    slope = statistics.median(slopes) if slopes else None
+    if len(values) < 3:
+        return slope, "unknown"
+    change, scale = slope * (len(values) - 1), max(abs(statistics.median(values)), 1)
+    return slope, up if change >= 0.2 * scale else down if change <= -0.2 * scale else "steady"
+
+
+def _oracle_status(rows: list[dict], window: int) -> dict:
+    """The pair status by brute force: each run's final row (else its running row), its verdict,
+    the counts and the trends over the last `window` finished runs, every rule spelled out."""
+    by_run: dict = {}
+    for r in rows:
+        by_run.setdefault((r["kind"], r["name"], r["invocation_id"]), []).append(r)
+    runs: dict = {}
+    for (kind, name, _), rs in by_run.items():
+        final = [r for r in rs if r["status"] != "running"] or rs
+        runs.setdefault((kind, name), []).append(max(final, key=lambda r: r["recorded_at"]))
+    out = {}
+    for (kind, name), rs in runs.items():
+        rs.sort(key=lambda r: (r["started_at"], r["recorded_at"]))
+        finished = [r for r in rs if r["status"] != "running"]
+        verdicts = [_oracle_verdict(r) for r in finished]
+        identical = [i for i, v in enumerate(verdicts) if v == "identical"]
+        recent = list(zip(finished, verdicts, strict=True))[-window:]
+
+        def differing(r):
+            counts = [r["rows_added"], r["rows_deleted"], r["rows_modified"]]
+            return None if None in counts else sum(counts) + (r["duplicate_key_rows"] or 0)
+
+        counted = [differing(r) for r, _ in recent if differing(r) is not None]
+        timed = [r["seconds"] for r, v in recent if r["seconds"] is not None and v != "failed"]
+        rows_slope, drift = _oracle_trend(counted, "falling_behind", "catching_up")
+        seconds_slope, cost = _oracle_trend(timed, "slower", "faster")
+        last = finished[-1] if finished else None
+        unfinished = [
+            r["started_at"]
+            for r in rs
+            if r["status"] == "running" and (last is None or r["started_at"] > last["started_at"])
+        ]
+        out[(kind, name)] = {
+            "runs": len(rs),
+            "finished_runs": len(finished),
+            "last_started_at": last and last["started_at"],
+            "last_status": last and last["status"],
+            "last_verdict": verdicts[-1] if last else None,
+            "last_differing_rows": differing(last) if last else None,
+            "last_seconds": last and last["seconds"],
+            "last_identical_at": finished[identical[-1]]["started_at"] if identical else None,
+            "runs_since_identical": len(finished) - 1 - identical[-1]
+            if identical
+            else len(finished),
+            "window_runs": len(recent),
+            "failures_in_window": sum(v == "failed" for _, v in recent),
+            "differing_rows_slope": rows_slope,
+            "drift_trend": "in_sync" if verdicts and verdicts[-1] == "identical" else drift,
+            "seconds_median": statistics.median(timed) if timed else None,
+            "seconds_slope": seconds_slope,
+            "cost_trend": cost,
+            "unfinished_started_at": max(unfinished) if unfinished else None,
+            "as_of": max(r["recorded_at"] for r in rows if (r["kind"], r["name"]) == (kind, name)),
+        }
+    return out
+
+
+def test_pair_status_against_a_brute_force_oracle(project, first_build):
+    """ADR 0037: the pair status model over a history of many runs (written as the hooks write
+    it, in its own schema) equals the status computed by brute force from the same rows."""
+    spark = project.spark
+    var = (
+        "--vars",
+        json.dumps(
+            {"table_diff_history_schema": "status", "table_diff_status_window": STATUS_WINDOW}
+        ),
+    )
+    project.run("run", "--select", "table_diff_run_history", *var).assert_success()
+    schema = _history_node(project, "table_diff_run_history")["schema"]
+    history = spark.table(f"`{schema}`.table_diff_run_history")
+    rows = _synthetic_history(history.columns)
+    spark.createDataFrame(
+        [tuple(r[c] for c in history.columns) for r in rows], history.schema
+    ).write.insertInto(f"`{schema}`.table_diff_run_history")
+    project.run("run", "--select", "table_diff_pair_status", *var).assert_success()
+    got = {
+        (r["kind"], r["name"]): r.asDict()
+        for r in spark.table(f"`{schema}`.table_diff_pair_status").collect()
+    }
+    expected = _oracle_status(rows, STATUS_WINDOW)
+    assert set(got) == set(expected)
+    floats = ("last_seconds", "differing_rows_slope", "seconds_median", "seconds_slope")
+    for key, want in expected.items():
+        have = {k: got[key][k] for k in want}
+        assert {k: v for k, v in have.items() if k not in floats} == {
+            k: v for k, v in want.items() if k not in floats
+        }, key
+        for f in floats:
+            assert (have[f] is None) == (want[f] is None), (key, f, have[f], want[f])
+            assert want[f] is None or have[f] == pytest.approx(want[f]), (key, f)
+    # The rules the generated history was written to fire, each at least once.
+    trends = {k[1]: (v["drift_trend"], v["cost_trend"]) for k, v in expected.items()}
+    assert trends["falling"] == ("falling_behind", "slower")
+    assert trends["catching"] == ("catching_up", "faster")
+    assert trends["outlier"][0] == "steady" and trends["sync"][0] == "in_sync"
+    assert expected[("pair", "killed")]["unfinished_started_at"] is not None
+    assert expected[("pair", "killed_before")]["unfinished_started_at"] is None
+    assert expected[("pair", "only_running")]["finished_runs"] == 0
+    assert expected[("no_drift", "drift_x")]["last_verdict"] == "identical"
+    assert expected[("no_drift", "drift_x")]["runs_since_identical"] == 0
 
 
 # --------------------------------------------------------------------------------------------------

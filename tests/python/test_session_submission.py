@@ -443,6 +443,31 @@ def test_a_pairs_python_split_on_thrift_names_split_sql(name, fix):
     assert ("--split sql" in message) is name.endswith("__block_split")
 
 
+def test_an_optional_package_model_on_thrift_is_left_out_with_a_line(capsys):
+    """ADR 0037: a model marked `table_diff_optional_python` (the package's pair status) is left
+    out on thrift: no error, nothing run, a line that says why and how to drop it from the graph.
+    Without the mark the same model fails as any other."""
+    from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+
+    credentials = SparkCredentials(
+        host="127.0.0.1", port=10000, schema="s", method=SparkConnectionMethod.THRIFT
+    )
+    model = {
+        "unique_id": "model.table_diff.table_diff_pair_status",
+        "name": "table_diff_pair_status",
+        "config": {"meta": {"table_diff_optional_python": True}},
+    }
+    helper = SessionPythonJobHelper(model, credentials)
+    helper.submit("raise RuntimeError('must not run')")
+    err = capsys.readouterr().err
+    assert "skipped Python model 'table_diff_pair_status'" in err
+    assert "method 'thrift' runs no Python models" in err
+    assert "{table_diff_pair_status: false}" in err
+    model["config"] = {"meta": {}}
+    with pytest.raises(DbtRuntimeError, match="its method is 'thrift'"):
+        SessionPythonJobHelper(model, credentials)
+
+
 # --------------------------------------------------------------------------------------------------
 # (e2) table_diff_table on parquet: the new table written aside, swapped in by rename (ADR 0032)
 # --------------------------------------------------------------------------------------------------

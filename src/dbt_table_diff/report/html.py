@@ -22,6 +22,8 @@ from dbt_table_diff.split import StaleRunError
 REPORT_ROW_LIMIT = 1000
 BLOCK_MAP_MAX_CELLS = 4096
 HISTORY_TABLE = "table_diff_run_history"
+# The pair status model beside the history (ADR 0037).
+STATUS_TABLE = "table_diff_pair_status"
 HISTORY_RUNS_SHOWN = 30
 
 # Leaf states of the block map, worst last: a cell that groups several leaves takes the worst.
@@ -158,6 +160,15 @@ def read_history(spark, relation: str, name: str, limit: int = HISTORY_RUNS_SHOW
     return list(reversed(runs[:limit]))
 
 
+def read_status(spark, relation: str, kind: str, name: str) -> dict | None:
+    """The row of pair (or test) ``name`` in the pair status model; None when the model was not
+    built (a target without Python, turned off) or has no row for it yet."""
+    if "'" in name or not spark.catalog.tableExists(relation):
+        return None
+    rows = spark.table(relation).where(f"kind = '{kind}' and name = '{name}'").collect()
+    return {k: _json_value(v) for k, v in rows[0].asDict().items()} if rows else None
+
+
 def trend(history: list[dict], width: int = 600, height: int = 140) -> dict[str, Any]:
     """An SVG-ready trend of differing rows per run (added + deleted + modified + duplicate-key):
     points of completed runs, marks of failed ones."""
@@ -223,12 +234,8 @@ def build_report(
     except StaleRunError as exc:
         step("reading the run history")
         report.update(state="stale", verdict="STALE", error=str(exc), banners=[str(exc)])
-        report["history"] = [
-            {k: _json_value(v) for k, v in h.items()}
-            for h in read_history(spark, history_relation, pair)
-        ]
+        _add_history(spark, report, history_relation)
         step("done")
-        report["trend"] = trend(report["history"])
         return report
     step("reading the blocks")
     # At the versions the summary names (Delta, ADR 0015): after a killed run, the blocks of the
@@ -270,14 +277,24 @@ def build_report(
         diff_rows_shown=min(len(diff_rows), row_limit),
         diff_rows_capped=capped,
     )
+    _add_history(spark, report, history_relation)
+    step("done")
+    return report
+
+
+def _add_history(spark, report: dict[str, Any], history_relation: str) -> None:
+    """The pair's runs from the run history, their trend, and its row of the pair status model
+    beside the history (ADR 0037), into ``report``."""
+    pair = report["pair"]
     report["history"] = [
         {k: _json_value(v) for k, v in h.items()}
         for h in read_history(spark, history_relation, pair)
     ]
     report["history_relation"] = history_relation
-    step("done")
     report["trend"] = trend(report["history"])
-    return report
+    report["status"] = read_status(
+        spark, _sibling_schema(history_relation, STATUS_TABLE), "pair", pair
+    )
 
 
 REPORT_STEPS = 3
