@@ -15,6 +15,7 @@ from dbt_table_diff.scaffold.args import (
 from dbt_table_diff.scaffold.merge import MergeOptions, write_merge
 from dbt_table_diff.scaffold.options import PairOptions
 from dbt_table_diff.scaffold.pair import write_pair
+from dbt_table_diff.scaffold.schema import BY_NAME, Option, options_of
 
 
 def _split_list(values: list[str] | None) -> tuple[str, ...]:
@@ -27,6 +28,41 @@ def _split_list(values: list[str] | None) -> tuple[str, ...]:
 def _as_of(value: str) -> int | str:
     """``--source-as-of 12`` is a version number; anything else a timestamp, kept as text."""
     return int(value) if value.isdigit() else value
+
+
+def _generated_flags() -> tuple[Option, ...]:
+    return tuple(o for o in options_of("pair") if o.flag and not o.flag_bespoke)
+
+
+def _add_flag(parser, opt: Option) -> None:
+    """One option's flag as the schema describes it: a switch, a repeatable text, a whole
+    number, one of its choices or a text (checked by `validate`, not by argparse)."""
+    kw: dict = {"dest": opt.name, "help": opt.help_text()}
+    if opt.kind == "bool":
+        kw.update(action="store_true", default=None)
+    elif opt.repeatable:
+        kw.update(action="append", default=[] if opt.kind == "mapping" else None)
+    elif opt.kind == "int":
+        kw.update(type=int)
+    if opt.choices:
+        kw.update(choices=list(opt.choices))
+    if opt.default is not None and not opt.repeatable:
+        kw.update(default=opt.default)
+    if opt.metavar:
+        kw.update(metavar=opt.metavar)
+    parser.add_argument(opt.flag, **kw)
+
+
+# The text of a flag turned into the option's value (others are used as parsed).
+_PARSE = {
+    "primary_key": _split_list,
+    "columns": _split_list,
+    "exclude_columns": _split_list,
+    "quick_check": lambda v: {"true": True, "false": False}.get(v, v),
+    "normalize": parse_normalize,
+    "column_map": parse_column_map,
+    "tolerance": parse_tolerance,
+}
 
 
 def add(sub) -> None:
@@ -42,33 +78,11 @@ def add(sub) -> None:
         help="e.g. \"source('replica', 'orders')\"; repeat for several replicas of the source "
         "(one signature pass over the source, rows per replica: ADR 0028)",
     )
+    # Bespoke flags, written by hand: --primary-key is required; --source-as-of / --target-as-of
+    # read a number as a version (`_as_of`); --repair takes an optional direction; --max-* are
+    # collected into one `limits` mapping; --quick-check turns text into true / false / 'auto'.
     pair.add_argument(
         "--primary-key", action="append", required=True, help="repeat for composite keys"
-    )
-    pair.add_argument(
-        "--columns", action="append", help="compare only these (comma-separated or repeated)"
-    )
-    pair.add_argument("--exclude-columns", action="append", help="compare all but these")
-    pair.add_argument("--table-filter", help="raw SQL predicate applied to both sides")
-    pair.add_argument("--strategy", choices=["range", "hash"])
-    pair.add_argument("--block-count", type=int)
-    pair.add_argument("--block-size", type=int)
-    pair.add_argument("--split-factor", type=int)
-    pair.add_argument("--compare-unit-size", type=int)
-    pair.add_argument("--max-depth", type=int)
-    pair.add_argument("--max-diff-rows", type=int)
-    pair.add_argument(
-        "--check-duplicate-keys",
-        action="store_true",
-        default=None,
-        help="count duplicate keys in every block, not only where the sides differ",
-    )
-    pair.add_argument(
-        "--keys-only",
-        action="store_true",
-        default=None,
-        help="compare only which keys exist on each side (no column values); required when "
-        "--columns/--exclude-columns leave no non-key column",
     )
     for side in ("source", "target"):
         pair.add_argument(
@@ -82,30 +96,17 @@ def add(sub) -> None:
         "--repair",
         nargs="?",
         const="source_to_target",
-        choices=["source_to_target", "target_to_source"],
+        choices=BY_NAME["repair"].choices,
         help="also write NAME__repair, the actions that make the target equal the source "
         "(or, with target_to_source, the source equal the target); applied only by "
         "`dbt run-operation table_diff.apply_repair`",
     )
-    pair.add_argument(
-        "--track",
-        action="store_true",
-        default=None,
-        help="keep per-file signatures between runs (NAME__file_hashes): later runs hash only "
-        "the data files that changed since the last one",
-    )
-    pair.add_argument(
-        "--test",
-        action="store_true",
-        default=None,
-        help="add the test pair_matches on NAME__summary: `dbt build` of the pair fails when it "
-        "finds drift, with the row diff already built",
-    )
-    for limit in ("added", "deleted", "modified", "duplicate-key-rows"):
+    for limit in (o for o in options_of("pair") if o.kind == "limit"):
         pair.add_argument(
-            f"--max-{limit}",
+            limit.flag,
             metavar="N|P%",
-            help=f"with --test: {limit.replace('-', ' ')} rows allowed (a count or a share)",
+            help=f"with --test: {limit.name[4:].replace('_', ' ')} rows allowed "
+            "(a count or a share)",
         )
     pair.add_argument(
         "--quick-check",
@@ -113,30 +114,9 @@ def add(sub) -> None:
         help="whole-table signature before the per-block pass: auto (default: unless the last "
         "run found drift), true (always) or false (never; drift is expected)",
     )
-    pair.add_argument(
-        "--normalize", action="append", default=[], help="COLUMN:RULE[=ARG], repeatable"
-    )
-    pair.add_argument(
-        "--tolerance",
-        action="append",
-        default=[],
-        metavar="COLUMN:abs=N|COLUMN:rel=N",
-        help="values within N are equal (abs=0.01, rel=1e-6, abs='2 seconds'), repeatable",
-    )
-    pair.add_argument(
-        "--column-map",
-        action="append",
-        default=[],
-        metavar="TARGET_COLUMN=SOURCE_COLUMN",
-        help="compare the target's column under the source's name (keys included), repeatable",
-    )
-    pair.add_argument(
-        "--split",
-        choices=["python", "sql"],
-        default="python",
-        help="the split step as a Python model (default: dbt-spark method session, Databricks) "
-        "or a SQL model, same rows (sql: any target, the Spark Thrift Server included)",
-    )
+    # Every other option's flag, from the option schema (scaffold/schema.py).
+    for opt in _generated_flags():
+        _add_flag(pair, opt)
     pair.add_argument(
         "--dir", default="models/table_diff", help="where to write (default models/table_diff)"
     )
@@ -164,39 +144,22 @@ def add(sub) -> None:
 
 
 def _scaffold_pair(args) -> int:
+    values = {
+        o.name: _PARSE.get(o.name, lambda v: v)(getattr(args, o.name))
+        for o in options_of("pair")
+        if o.flag and o.kind != "limit"
+    }
     opts = PairOptions(
         name=args.name,
         source=args.source,
         target=args.target[0],
         replicas=tuple(args.target) if len(args.target) > 1 else (),
-        primary_key=_split_list(args.primary_key),
-        columns=_split_list(args.columns),
-        exclude_columns=_split_list(args.exclude_columns),
-        table_filter=args.table_filter,
-        strategy=args.strategy,
-        block_count=args.block_count,
-        block_size=args.block_size,
-        split_factor=args.split_factor,
-        compare_unit_size=args.compare_unit_size,
-        max_depth=args.max_depth,
-        max_diff_rows=args.max_diff_rows,
-        check_duplicate_keys=args.check_duplicate_keys,
-        keys_only=args.keys_only,
-        source_as_of=args.source_as_of,
-        target_as_of=args.target_as_of,
-        repair=args.repair,
-        track=args.track,
-        test=args.test,
-        quick_check={"true": True, "false": False}.get(args.quick_check, args.quick_check),
-        normalize=parse_normalize(args.normalize),
-        column_map=parse_column_map(args.column_map),
-        tolerance=parse_tolerance(args.tolerance),
-        split=args.split,
         limits={
-            k: int(v) if v.isdigit() else v
-            for k in ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
-            if (v := getattr(args, k)) is not None
+            o.name: int(v) if v.isdigit() else v
+            for o in options_of("pair")
+            if o.kind == "limit" and (v := getattr(args, o.name)) is not None
         },
+        **values,
     )
     for path in write_pair(opts, Path(args.dir), force=args.force):
         print(f"wrote {path}")
