@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_table_diff.scaffold.args import ScaffoldError
+from dbt_table_diff.scaffold.schema import Option, options_of
 
 # A dbt relation expression (`ref(...)` / `source(...)`) and a model-name prefix: what a pair's
 # and a merge's sides and names must look like.
@@ -18,9 +19,7 @@ RELATION_EXPR = re.compile(
     r"^\s*(ref|source)\(\s*('[^']*'|\"[^\"]*\")(\s*,\s*('[^']*'|\"[^\"]*\"))*\s*\)\s*$"
 )
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-REPAIR_DIRECTIONS = ("source_to_target", "target_to_source")
-SPLIT_STEPS = ("python", "sql")
-LIMITS = ("max_added", "max_deleted", "max_modified", "max_duplicate_key_rows")
+LIMITS = tuple(o.name for o in options_of("pair") if o.kind == "limit")
 _LIMIT = re.compile(r"^([0-9]+|[0-9]*\.?[0-9]+%)$")
 
 
@@ -66,6 +65,19 @@ class PairOptions:
     replicas: tuple[str, ...] = ()
 
 
+def _check_value(opt: Option, value: Any) -> None:
+    """The schema's generic checks of one option (its minimum, its choices); unset passes."""
+    if value is None:
+        return
+    if opt.minimum is not None and value < opt.minimum:
+        raise ScaffoldError(
+            f"invalid {opt.label()} {value}. Expected a whole number >= {opt.minimum}."
+        )
+    if opt.choices and value not in opt.choices:
+        expected = opt.expected or " or ".join(str(c) for c in opt.choices)
+        raise ScaffoldError(f"invalid {opt.label()} '{value}'. Expected {expected}.")
+
+
 def validate(opts: PairOptions) -> None:
     if not NAME.match(opts.name):
         raise ScaffoldError(
@@ -82,25 +94,10 @@ def validate(opts: PairOptions) -> None:
         raise ScaffoldError("missing --primary-key. Name the key column(s): --primary-key order_id")
     if opts.columns and opts.exclude_columns:
         raise ScaffoldError("give --columns or --exclude-columns, not both.")
-    if opts.strategy not in (None, "range", "hash"):
-        raise ScaffoldError(f"invalid --strategy '{opts.strategy}'. Expected range or hash.")
     if opts.block_count is not None and opts.block_size is not None:
         raise ScaffoldError("give --block-count or --block-size, not both.")
-    for arg, value, minimum in (
-        ("--block-count", opts.block_count, 1),
-        ("--block-size", opts.block_size, 1),
-        ("--split-factor", opts.split_factor, 2),
-        ("--compare-unit-size", opts.compare_unit_size, 1),
-        ("--max-depth", opts.max_depth, 0),
-        ("--max-diff-rows", opts.max_diff_rows, 1),
-    ):
-        if value is not None and value < minimum:
-            raise ScaffoldError(f"invalid {arg} {value}. Expected a whole number >= {minimum}.")
-    if opts.repair is not None and opts.repair not in REPAIR_DIRECTIONS:
-        raise ScaffoldError(
-            f"invalid --repair '{opts.repair}'. Expected {' or '.join(REPAIR_DIRECTIONS)}"
-            " (source_to_target writes the target)."
-        )
+    for opt in options_of("pair"):
+        _check_value(opt, getattr(opts, opt.name, None))
     if opts.column_map and opts.track:
         raise ScaffoldError(
             "give --column-map or --track, not both: the track reads the target's files by their "
@@ -125,15 +122,6 @@ def validate(opts: PairOptions) -> None:
         raise ScaffoldError(
             "--max-added / --max-deleted / --max-modified / --max-duplicate-key-rows are limits "
             "of the pair's test: add --test."
-        )
-    if opts.split not in SPLIT_STEPS:
-        raise ScaffoldError(
-            f"invalid --split '{opts.split}'. Expected python (a Python model: dbt-spark method "
-            "session, or Databricks) or sql (a SQL model: any target, the Thrift Server included)."
-        )
-    if opts.quick_check not in (None, True, False, "auto"):
-        raise ScaffoldError(
-            f"invalid --quick-check '{opts.quick_check}'. Expected auto, true or false."
         )
     if opts.replicas:
         validate_replicas(opts)
@@ -165,13 +153,9 @@ def validate_replicas(opts: PairOptions) -> None:
                 "named after its table). Diff a view of one under another name, or scaffold a "
                 "separate pair for it."
             )
-    for flag, value in (
-        ("--track", opts.track),
-        ("--repair", opts.repair),
-        ("--target-as-of", opts.target_as_of),
-    ):
-        if value:
+    for opt in options_of("pair"):
+        if "replicas" not in opt.modes and getattr(opts, opt.name):
             raise ScaffoldError(
-                f"give {flag} or several --target, not both: it belongs to one target. Scaffold "
-                "a separate pair for the replica that needs it."
+                f"give {opt.label()} or several --target, not both: it belongs to one target. "
+                "Scaffold a separate pair for the replica that needs it."
             )
