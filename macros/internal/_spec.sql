@@ -22,6 +22,18 @@
 {% endmacro %}
 
 
+{% macro _option_names(mode) %}
+  {#- The argument names of the options `mode` takes ('pair', 'no_drift', 'merge', 'replicas'), in
+      the option schema's order (`_option_schema`, generated: ADR 0039); no_drift's own names for
+      the options it renames (model_as_of, compare_to_as_of). -#}
+  {% set names = [] %}
+  {% for name, o in table_diff._option_schema().items() if mode in o['modes'] %}
+    {% do names.append(o['no_drift_name'] if mode == 'no_drift' and o['no_drift_name'] else name) %}
+  {% endfor %}
+  {{ return(names) }}
+{% endmacro %}
+
+
 {% macro _check_options(macro_name, primary_key, columns, exclude_columns, table_filter, strategy,
                         block_count, block_size, split_factor, compare_unit_size, max_depth,
                         max_diff_rows, normalize, check_duplicate_keys=none, keys_only=none, column_map=none, tolerance=none) %}

@@ -10,10 +10,9 @@
                  strategy='hash', block_count=none, block_size=none, normalize=none, max_diff_rows=none,
                  check_duplicate_keys=none, quick_check=true, keys_only=none, model_as_of=none, compare_to_as_of=none,
                  max_added=none, max_deleted=none, max_modified=none, max_duplicate_key_rows=none, column_map=none, tolerance=none) %}
-  {% do table_diff._check_kwargs('no_drift', kwargs, ['model', 'compare_to', 'primary_key', 'columns', 'exclude_columns',
-      'table_filter', 'strategy', 'block_count', 'block_size', 'normalize', 'max_diff_rows', 'check_duplicate_keys',
-      'quick_check', 'keys_only', 'model_as_of', 'compare_to_as_of', 'max_added', 'max_deleted', 'max_modified',
-      'max_duplicate_key_rows', 'column_map', 'tolerance']) %}
+  {#- The valid names come from the option schema (ADR 0039); the signature above stays explicit for
+      dbt, and tests/python/test_option_schema.py checks that it names exactly the same options. -#}
+  {% do table_diff._check_kwargs('no_drift', kwargs, ['model', 'compare_to'] + table_diff._option_names('no_drift')) %}
   {% set limits = {'max_added': max_added, 'max_deleted': max_deleted, 'max_modified': max_modified,
                    'max_duplicate_key_rows': max_duplicate_key_rows} %}
   {{ table_diff.drift_rows(model, compare_to, primary_key, columns=columns, exclude_columns=exclude_columns,

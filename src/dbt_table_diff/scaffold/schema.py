@@ -101,7 +101,6 @@ OPTIONS: tuple[Option, ...] = (
         "names",
         _SHARED,
         "key column(s)",
-        default=(),
         default_text="required",
         readme=True,
         flag="--primary-key",
