@@ -39,6 +39,8 @@
                         max_diff_rows, normalize, check_duplicate_keys=none, keys_only=none, column_map=none, tolerance=none) %}
   {#- Argument checks that need no warehouse: run at parse and compile time alike. -#}
   {% set d = table_diff._diff_defaults() %}
+  {#- Minimums and choices: the option schema's (generated, ADR 0039). -#}
+  {% set schema = table_diff._option_schema() %}
   {#- The row fetch's tuning vars, checked here so a typo fails the first model, not the last. -#}
   {% do table_diff._dense_leaf_share(macro_name) %}
   {% do table_diff._whole_fetch_leaf_share(macro_name) %}
@@ -56,7 +58,7 @@
         "Write it as table_filter=\"status != 'test'\", or leave it out.") }}
   {% endif %}
   {% set strategy = strategy if strategy is not none else d['strategy'] %}
-  {% if strategy not in ['range', 'hash'] %}
+  {% if strategy not in schema['strategy']['choices'] %}
     {{ table_diff._fail(macro_name, 'strategy', strategy, "'range' or 'hash'",
         "Use 'range' for keys with a useful order (the default), 'hash' otherwise.") }}
   {% endif %}
@@ -68,12 +70,16 @@
       'key': key, 'columns': cols, 'exclude_columns': excl,
       'table_filter': (table_filter | trim) if table_filter is not none else none,
       'strategy': strategy,
-      'block_count': table_diff._positive_int_or_none(macro_name, 'block_count', block_count),
-      'block_size': table_diff._positive_int_or_none(macro_name, 'block_size', block_size),
-      'split_factor': table_diff._positive_int_or_none(macro_name, 'split_factor', split_factor, 2) or d['split_factor'],
-      'compare_unit_size': table_diff._positive_int_or_none(macro_name, 'compare_unit_size', compare_unit_size),
-      'max_depth': d['max_depth'] if max_depth is none else table_diff._positive_int_or_none(macro_name, 'max_depth', max_depth, 0),
-      'max_diff_rows': table_diff._positive_int_or_none(macro_name, 'max_diff_rows', max_diff_rows) or d['max_diff_rows'],
+      'block_count': table_diff._positive_int_or_none(macro_name, 'block_count', block_count, schema['block_count']['minimum']),
+      'block_size': table_diff._positive_int_or_none(macro_name, 'block_size', block_size, schema['block_size']['minimum']),
+      'split_factor': table_diff._positive_int_or_none(macro_name, 'split_factor', split_factor,
+          schema['split_factor']['minimum']) or d['split_factor'],
+      'compare_unit_size': table_diff._positive_int_or_none(macro_name, 'compare_unit_size', compare_unit_size,
+          schema['compare_unit_size']['minimum']),
+      'max_depth': d['max_depth'] if max_depth is none else table_diff._positive_int_or_none(macro_name, 'max_depth',
+          max_depth, schema['max_depth']['minimum']),
+      'max_diff_rows': table_diff._positive_int_or_none(macro_name, 'max_diff_rows', max_diff_rows,
+          schema['max_diff_rows']['minimum']) or d['max_diff_rows'],
       'normalize': normalize if normalize is not none else {},
       'check_duplicate_keys': check_duplicate_keys if check_duplicate_keys is not none else false,
       'keys_only': keys_only if keys_only is not none else false,
