@@ -97,7 +97,8 @@ def validate(opts: PairOptions) -> None:
     if opts.block_count is not None and opts.block_size is not None:
         raise ScaffoldError("give --block-count or --block-size, not both.")
     for opt in options_of("pair"):
-        _check_value(opt, getattr(opts, opt.name, None))
+        if opt.kind != "limit":  # the limits are one mapping, `limits`, checked below
+            _check_value(opt, getattr(opts, opt.name))
     if opts.column_map and opts.track:
         raise ScaffoldError(
             "give --column-map or --track, not both: the track reads the target's files by their "
