@@ -145,40 +145,47 @@ def model(dbt, session):
             ),
         )
     )
-    # What the driver collects is bounded by the number of pairs, not of runs: one row of counts
-    # per pair and its last `window` finished runs.
-    totals = runs.groupBy(*pair).agg(
-        F.count("*").alias("runs"),
-        F.count(F.when(F.col("finished"), 1)).alias("finished_runs"),
-        F.max("last_identical").alias("last_identical_at"),
-        F.count(
-            F.when(
-                F.col("finished")
-                & (
-                    F.col("last_identical").isNull()
-                    | (F.col("started_at") > F.col("last_identical"))
-                ),
-                1,
-            )
-        ).alias("runs_since_identical"),
-        F.max(F.when(~F.col("finished"), F.col("started_at"))).alias("unfinished_started_at"),
-        F.max("recorded_at").alias("as_of"),
-    )
-    newest = Window.partitionBy(*pair).orderBy(
+    # One query, one collect, bounded by the number of pairs, not of runs: each pair's last
+    # `window` finished runs and its newest unfinished one, each carrying its pair's counts over
+    # every run (window aggregates).
+    by_pair = Window.partitionBy(*pair)
+    newest = Window.partitionBy(*pair, "finished").orderBy(
         F.col("started_at").desc(), F.col("recorded_at").desc()
     )
-    recent = {}
-    for r in (
-        runs.where("finished")
-        .withColumn("td_rank", F.row_number().over(newest))
-        .where(F.col("td_rank") <= window)
+    after_identical = F.col("finished") & (
+        F.col("last_identical").isNull() | (F.col("started_at") > F.col("last_identical"))
+    )
+    kept = (
+        runs.select(
+            "*",
+            F.count(F.lit(1)).over(by_pair).alias("runs"),
+            F.count(F.when(F.col("finished"), 1)).over(by_pair).alias("finished_runs"),
+            F.count(F.when(after_identical, 1)).over(by_pair).alias("runs_since_identical"),
+            F.max(F.when(~F.col("finished"), F.col("started_at")))
+            .over(by_pair)
+            .alias("unfinished_started_at"),
+            F.max("recorded_at").over(by_pair).alias("as_of"),
+            F.row_number().over(newest).alias("td_rank"),
+        )
+        .where(f"td_rank <= {window} and (finished or td_rank = 1)")
         .orderBy(*pair, "started_at", "recorded_at")
         .collect()
-    ):
-        recent.setdefault((r["kind"], r["name"]), []).append(r.asDict())
-    rows = [
-        status_row(t.asDict(), recent.get((t["kind"], t["name"]), []))
-        for t in totals.orderBy(*pair).collect()
-    ]
+    )
+    totals, recent = {}, {}
+    for r in kept:
+        key = (r["kind"], r["name"])
+        totals[key] = {
+            "kind": r["kind"],
+            "name": r["name"],
+            "runs": r["runs"],
+            "finished_runs": r["finished_runs"],
+            "last_identical_at": r["last_identical"],
+            "runs_since_identical": r["runs_since_identical"],
+            "unfinished_started_at": r["unfinished_started_at"],
+            "as_of": r["as_of"],
+        }
+        if r["finished"]:
+            recent.setdefault(key, []).append(r.asDict())
+    rows = [status_row(totals[key], recent.get(key, [])) for key in sorted(totals)]
     names = [c.split()[0] for c in STATUS_COLUMNS.split(", ")]
     return session.createDataFrame([tuple(r[n] for n in names) for r in rows], STATUS_COLUMNS)
