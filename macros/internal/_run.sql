@@ -17,6 +17,19 @@
   than the block pass.
 -#}
 
+{% macro _run_cache() %}
+  {#- A dict that lives as long as one dbt invocation and is shared by every node and hook of it
+      (ADR 0037): kept in `graph`, the manifest's flat graph, which dbt builds once per invocation
+      and hands to every context. Only for answers that cannot change within an invocation (the
+      session's Delta support); never for a table's contents, which a model of the same run may
+      rewrite. -#}
+  {% if 'table_diff_run_cache' not in graph %}
+    {% do graph.update({'table_diff_run_cache': {}}) %}
+  {% endif %}
+  {{ return(graph['table_diff_run_cache']) }}
+{% endmacro %}
+
+
 {% macro _require_run(macro_name, arg, relation, spec, from_item=none) %}
   {#- Every row of `relation` (a model of this pair) carries this run's id; an empty table passes
       (its emptiness is checked against the summary's counts by the readers). `from_item`: what is
