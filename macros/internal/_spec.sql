@@ -204,8 +204,18 @@
 
 {% macro _spec_from_ranges(macro_name, ranges) %}
   {#- Read the spec a ranges model stored (downstream models of a pair). Execute time only. -#}
-  {% set res = run_query("select spec from " ~ ranges ~ " limit 1") %}
-  {% if res is none or res.rows | length == 0 %}
+  {{ return(table_diff._read_ranges(macro_name, ranges)['spec']) }}
+{% endmacro %}
+
+
+{% macro _read_ranges(macro_name, ranges) %}
+  {#- The spec a ranges model stored, with what the first models of a pair also ask of it, in one
+      query (ADR 0037): {'spec', 'leaf_count': the ranges' rows (one per leaf), 'read_at': the
+      driver's clock as Spark sees it, as `_run_started_at`}. Every row of a ranges table carries
+      the same spec; an empty table (never written by key_ranges) fails as a missing spec.
+      Execute time only. -#}
+  {% set res = run_query("select first(spec), count(*), cast(current_timestamp() as string) from " ~ ranges) %}
+  {% if res is none or res.rows | length == 0 or res.rows[0][0] is none %}
     {{ table_diff._fail(macro_name, 'ranges', ranges, "a table built by table_diff.key_ranges",
         "Pass ref('<pair>__ranges') and build it first (dbt build --select +<this model>).") }}
   {% endif %}
@@ -213,7 +223,7 @@
   {% if spec.get('spec_version') != table_diff._spec_version() or spec.get('hash_spec_version') != table_diff._hash_spec_version() %}
     {{ exceptions.raise_compiler_error(table_diff._stale_spec_message(macro_name, ranges, spec)) }}
   {% endif %}
-  {{ return(spec) }}
+  {{ return({'spec': spec, 'leaf_count': res.rows[0][1] | int, 'read_at': res.rows[0][2]}) }}
 {% endmacro %}
 
 
