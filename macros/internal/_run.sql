@@ -19,14 +19,17 @@
 
 {% macro _run_cache() %}
   {#- A dict that lives as long as one dbt invocation and is shared by every node and hook of it
-      (ADR 0037): kept in `graph`, the manifest's flat graph, which dbt builds once per invocation
-      and hands to every context. Only for answers that cannot change within an invocation (the
-      session's Delta support); never for a table's contents, which a model of the same run may
-      rewrite. -#}
-  {% if 'table_diff_run_cache' not in graph %}
-    {% do graph.update({'table_diff_run_cache': {}}) %}
+      (ADR 0037): kept in `graph`, the manifest's flat graph, which dbt hands to every context,
+      under this invocation's id (a manifest passed to `dbtRunner` again keeps its flat graph, so
+      a later invocation starts with an empty dict). Only for answers that cannot change within
+      an invocation (the session's Delta support); never for a table's contents, which a model of
+      the same run may rewrite. -#}
+  {% set held = graph.get('table_diff_run_cache') %}
+  {% if held is not mapping or held.get('invocation_id') != invocation_id %}
+    {% set held = {'invocation_id': invocation_id, 'answers': {}} %}
+    {% do graph.update({'table_diff_run_cache': held}) %}
   {% endif %}
-  {{ return(graph['table_diff_run_cache']) }}
+  {{ return(held['answers']) }}
 {% endmacro %}
 
 
