@@ -41,7 +41,7 @@
   {% if not execute %}
     {{ return("select 'source' as side, 0 as leaf_id") }}
   {% endif %}
-  {#- The spec, the leaf count and the pass's start time in one query (ADR 0037). -#}
+  {#- The spec, the leaf count and the pass's start time in one query (ADR 0038). -#}
   {% set read = table_diff._read_ranges('block_hashes', ranges) %}
   {% set spec = read['spec'] %}
   {% if spec.get('replicas') %}
@@ -65,7 +65,7 @@
   {% set quick = quick_sides | length == sides | length - 1 %}
   {#- Stamped with the pair's run and the time this pass started (ADR 0011): the summary checks
       against it whether a side was written while the pair ran. The time is read with the spec
-      (ADR 0037), before the quick check's query: never later than the pass starts, so a write
+      (ADR 0038), before the quick check's query: never later than the pass starts, so a write
       during the run is still flagged (at worst one landing just before the pass is too). -#}
   {% set started_at = read['read_at'] %}
   select

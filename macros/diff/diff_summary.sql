@@ -50,7 +50,7 @@
   {#- The changes track is state kept between runs, not a result the summary records by version: read as it is. -#}
   {% do at.update({'file_hashes': file_hashes | string}) %}
   {#- One run (ADR 0011): every input carries the run id the ranges model started. Checked in one
-      query, on the columns the version lookup above described (ADR 0037). -#}
+      query, on the columns the version lookup above described (ADR 0038). -#}
   {% set runs = [] %}
   {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)]
         + ([('file_hashes', file_hashes)] if file_hashes is not none else [])

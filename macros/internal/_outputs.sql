@@ -36,7 +36,7 @@
 
 
 {% macro _session_delta_support() %}
-  {#- `delta_support` asked once per dbt invocation (ADR 0037): its answer comes from the session's
+  {#- `delta_support` asked once per dbt invocation (ADR 0038): its answer comes from the session's
       catalog and extension confs, which Spark fixes when the session starts, and every model of an
       invocation runs on the same session, so each `table_diff_table` model would otherwise send
       the same two `set` lookups. Kept in the invocation's cache (`_run_cache`). -#}

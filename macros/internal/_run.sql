@@ -19,7 +19,7 @@
 
 {% macro _run_cache() %}
   {#- A dict that lives as long as one dbt invocation and is shared by every node and hook of it
-      (ADR 0037): kept in `graph`, the manifest's flat graph, which dbt hands to every context,
+      (ADR 0038): kept in `graph`, the manifest's flat graph, which dbt hands to every context,
       under this invocation's id (a manifest passed to `dbtRunner` again keeps its flat graph, so
       a later invocation starts with an empty dict). Only for answers that cannot change within
       an invocation (the session's Delta support); never for a table's contents, which a model of
@@ -42,7 +42,7 @@
 
 
 {% macro _require_runs(macro_name, inputs, spec) %}
-  {#- `_require_run` for several tables of the pair, their run ids read in one query (ADR 0037):
+  {#- `_require_run` for several tables of the pair, their run ids read in one query (ADR 0038):
       `inputs` [[arg, relation, from_item or none, lower-case column names or none], ...]; the
       names when the caller has described the table already, else it is described here. Fails on
       the first input (in order) built by another version or holding another run. -#}
@@ -129,7 +129,7 @@
   {#- {name: current version} of a pair's tables (Delta; none for a table without versions).
       Metadata only (`table_version`). `columns`, a dict: filled with {name: lower-case column
       names} where `table_version` read them with the version (spark__: the same DESCRIBE, so the
-      summary's run checks describe no table twice, ADR 0037). -#}
+      summary's run checks describe no table twice, ADR 0038). -#}
   {% set versions = {} %}
   {% for name, relation in relations.items() %}
     {% set v = table_diff.table_version(relation) %}

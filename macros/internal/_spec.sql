@@ -211,7 +211,7 @@
 
 {% macro _read_ranges(macro_name, ranges) %}
   {#- The spec a ranges model stored, with what block_hashes and row_diff also ask of it, in one
-      query (ADR 0037): {'spec', 'leaf_count': the ranges' rows (one per leaf), 'read_at': the
+      query (ADR 0038): {'spec', 'leaf_count': the ranges' rows (one per leaf), 'read_at': the
       driver's clock as Spark sees it, as `_run_started_at`}. Every row of a ranges table carries
       the same spec; an empty table fails as a missing spec. The other models read one row
       (`_spec_from_ranges`). Execute time only. -#}
