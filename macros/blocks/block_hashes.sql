@@ -41,7 +41,9 @@
   {% if not execute %}
     {{ return("select 'source' as side, 0 as leaf_id") }}
   {% endif %}
-  {% set spec = table_diff._spec_from_ranges('block_hashes', ranges) %}
+  {#- The spec, the leaf count and the pass's start time in one query (ADR 0038). -#}
+  {% set read = table_diff._read_ranges('block_hashes', ranges) %}
+  {% set spec = read['spec'] %}
   {% if spec.get('replicas') %}
     {#- A replica set (ADR 0028): the source and every replica in one query, each read once. -#}
     {% set sides = table_diff._replica_sides('block_hashes', spec, source, target) %}
@@ -53,7 +55,7 @@
   {% if spec.get('track') or file_hashes is not none %}
     {{ return(table_diff._tracked_block_hashes(spec, ranges, file_hashes)) }}
   {% endif %}
-  {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
+  {% set leaf_count = read['leaf_count'] %}
   {#- The sides (besides the source) that take the whole-table signature this run. A replica set
       may mix: a replica found identical last time takes it while the others, and the source, are
       grouped into leaves, still in the one query; its replica_block_hashes then compares totals. -#}
@@ -62,8 +64,10 @@
       else table_diff._quick_check_sides(spec, sides[1:] | map(attribute=0) | list) %}
   {% set quick = quick_sides | length == sides | length - 1 %}
   {#- Stamped with the pair's run and the time this pass started (ADR 0011): the summary checks
-      against it whether a side was written while the pair ran. -#}
-  {% set started_at = table_diff._run_started_at() %}
+      against it whether a side was written while the pair ran. The time is read with the spec
+      (ADR 0038), before the quick check's query: never later than the pass starts, so a write
+      during the run is still flagged (at worst one landing just before the pass is too). -#}
+  {% set started_at = read['read_at'] %}
   select
     u.*,
     {{ table_diff._sql_string(spec['run_id']) }} as run_id,

@@ -16,12 +16,21 @@
   {#-
     {'format': 'delta' | 'iceberg' | 'view' | the provider ('parquet', ...) | none,
      'version': the current version (Delta: the newest commit of DESCRIBE HISTORY; Iceberg: the
-     snapshot id of branch main) or none (no versions, or an Iceberg table with no snapshot yet)}.
+     snapshot id of branch main) or none (no versions, or an Iceberg table with no snapshot yet),
+     'columns': the relation's column names, from the same DESCRIBE (callers that also check a
+     column need not describe the table again)}.
     Metadata only: DESCRIBE TABLE EXTENDED, then the log (Delta) or a metadata table (Iceberg).
   -#}
-  {% set ns = namespace(detail=false, provider=none, type=none) %}
+  {% set ns = namespace(detail=false, provider=none, type=none, in_columns=true) %}
+  {% set columns = [] %}
   {% for row in run_query('describe table extended ' ~ relation).rows %}
     {% set name = (row[0] or '') | trim %}
+    {#- The columns come first, up to the first empty or `#` row (partitioning, details). -#}
+    {% if ns.in_columns and (name == '' or name.startswith('#')) %}
+      {% set ns.in_columns = false %}
+    {% elif ns.in_columns %}
+      {% do columns.append(name) %}
+    {% endif %}
     {% if name == '# Detailed Table Information' %}
       {% set ns.detail = true %}
     {% elif ns.detail and name == 'Provider' %}
@@ -30,7 +39,7 @@
       {% set ns.type = (row[1] or '') | trim | lower %}
     {% endif %}
   {% endfor %}
-  {% if ns.type == 'view' %}{{ return({'format': 'view', 'version': none}) }}{% endif %}
+  {% if ns.type == 'view' %}{{ return({'format': 'view', 'version': none, 'columns': columns}) }}{% endif %}
   {% set version = none %}
   {% if ns.provider == 'delta' %}
     {% set version = run_query('describe history ' ~ relation ~ ' limit 1').rows[0][0] | int %}
@@ -52,7 +61,7 @@
       {% endif %}
     {% endif %}
   {% endif %}
-  {{ return({'format': ns.provider, 'version': version}) }}
+  {{ return({'format': ns.provider, 'version': version, 'columns': columns}) }}
 {% endmacro %}
 
 

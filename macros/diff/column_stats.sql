@@ -30,9 +30,8 @@
     {{ return("select cast(null as string) as column_name") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('column_stats', ranges) %}
-  {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)] %}
-    {% do table_diff._require_run('column_stats', arg, relation, spec) %}
-  {% endfor %}
+  {% do table_diff._require_runs('column_stats', [['block_hashes', block_hashes, none, none],
+      ['block_split', block_split, none, none], ['row_diff', row_diff, none, none]], spec) %}
   {% set sql = table_diff._column_stats_sql(spec, block_hashes, block_split, row_diff) %}
   {#- The log: what the on-call engineer reads first. The same query as the model, on the few rows it has. -#}
   {% set stats = run_query(sql).rows %}

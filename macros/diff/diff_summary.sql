@@ -40,7 +40,8 @@
       halfway. -#}
   {% set inputs = {'ranges': ranges, 'block_hashes': block_hashes, 'block_split': block_split, 'row_diff': row_diff} %}
   {% if column_stats is not none %}{% do inputs.update({'column_stats': column_stats}) %}{% endif %}
-  {% set versions = table_diff._pair_table_versions(inputs) %}
+  {% set described = {} %}
+  {% set versions = table_diff._pair_table_versions(inputs, described) %}
   {% if 'column_stats' not in versions %}{% do versions.update({'column_stats': none}) %}{% endif %}
   {% set at = {} %}
   {% for name, relation in inputs.items() %}
@@ -48,12 +49,15 @@
   {% endfor %}
   {#- The changes track is state kept between runs, not a result the summary records by version: read as it is. -#}
   {% do at.update({'file_hashes': file_hashes | string}) %}
-  {#- One run (ADR 0011): every input carries the run id the ranges model started. -#}
+  {#- One run (ADR 0011): every input carries the run id the ranges model started. Checked in one
+      query, on the columns the version lookup above described (ADR 0038). -#}
+  {% set runs = [] %}
   {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)]
         + ([('file_hashes', file_hashes)] if file_hashes is not none else [])
         + ([('column_stats', column_stats)] if column_stats is not none else []) %}
-    {% do table_diff._require_run('diff_summary', arg, relation, spec, from_item=at[arg]) %}
+    {% do runs.append([arg, relation, at[arg], described.get(arg)]) %}
   {% endfor %}
+  {% do table_diff._require_runs('diff_summary', runs, spec) %}
   {% set run = run_query("select (select count(*) from " ~ at['block_split'] ~ " where selected),"
       ~ " (select cast(max(started_at) as string) from " ~ at['block_hashes'] ~ "),"
       ~ " (select coalesce(sum(if(side = 'source', n_rows, 0)), 0) from " ~ at['block_hashes'] ~ "),"

@@ -30,11 +30,12 @@
   {% if not execute %}
     {{ return("select 'added' as diff_type") }}
   {% endif %}
-  {% set spec = table_diff._spec_from_ranges('row_diff', ranges) %}
+  {% set read = table_diff._read_ranges('row_diff', ranges) %}
+  {% set spec = read['spec'] %}
   {% do table_diff._require_pair_side('row_diff', 'source', source, spec) %}
   {% do table_diff._require_pair_side('row_diff', 'target', target, spec) %}
   {% do table_diff._require_run('row_diff', 'block_split', block_split, spec) %}
-  {% set leaf_count = run_query("select count(*) from " ~ ranges).rows[0][0] | int %}
+  {% set leaf_count = read['leaf_count'] %}
   {% set leaves_query = "select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ block_split ~ " where selected" %}
   {% set sel = run_query("select (select count(*) from " ~ block_split ~ " where selected), count(distinct leaf_id),"
       ~ " (select coalesce(sum(source_rows), 0) from " ~ block_split ~ " where selected),"

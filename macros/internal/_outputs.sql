@@ -23,7 +23,7 @@
         "Set it under vars: in dbt_project.yml or with --vars '{table_diff_file_format: auto}', or remove it to use auto." ~ why) }}
   {% endif %}
   {% if value == 'parquet' %}{{ return('parquet') }}{% endif %}
-  {% set support = table_diff.delta_support() %}
+  {% set support = table_diff._session_delta_support() %}
   {% if support['available'] %}{{ return('delta') }}{% endif %}
   {% if value == 'delta' %}
     {{ table_diff._fail(macro_name, arg, raw, "a Spark session with Delta Lake (this one has " ~ support['detail'] ~ ")",
@@ -32,6 +32,19 @@
         ~ "or set table_diff_file_format to auto (Delta when the session has it, else parquet) or parquet.") }}
   {% endif %}
   {{ return('parquet') }}
+{% endmacro %}
+
+
+{% macro _session_delta_support() %}
+  {#- `delta_support` asked once per dbt invocation (ADR 0038): its answer comes from the session's
+      catalog and extension confs, which Spark fixes when the session starts, and every model of an
+      invocation runs on the same session, so each `table_diff_table` model would otherwise send
+      the same two `set` lookups. Kept in the invocation's cache (`_run_cache`). -#}
+  {% set cache = table_diff._run_cache() %}
+  {% if 'delta_support' not in cache %}
+    {% do cache.update({'delta_support': table_diff.delta_support()}) %}
+  {% endif %}
+  {{ return(cache['delta_support']) }}
 {% endmacro %}
 
 

@@ -17,23 +17,60 @@
   than the block pass.
 -#}
 
+{% macro _run_cache() %}
+  {#- A dict that lives as long as one dbt invocation and is shared by every node and hook of it
+      (ADR 0038): kept in `graph`, the manifest's flat graph, which dbt hands to every context,
+      under this invocation's id (a manifest passed to `dbtRunner` again keeps its flat graph, so
+      a later invocation starts with an empty dict). Only for answers that cannot change within
+      an invocation (the session's Delta support); never for a table's contents, which a model of
+      the same run may rewrite. -#}
+  {% set held = graph.get('table_diff_run_cache') %}
+  {% if held is not mapping or held.get('invocation_id') != invocation_id %}
+    {% set held = {'invocation_id': invocation_id, 'answers': {}} %}
+    {% do graph.update({'table_diff_run_cache': held}) %}
+  {% endif %}
+  {{ return(held['answers']) }}
+{% endmacro %}
+
+
 {% macro _require_run(macro_name, arg, relation, spec, from_item=none) %}
   {#- Every row of `relation` (a model of this pair) carries this run's id; an empty table passes
       (its emptiness is checked against the summary's counts by the readers). `from_item`: what is
       read instead of the relation itself (the relation at a version). -#}
-  {% set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list %}
+  {% do table_diff._require_runs(macro_name, [[arg, relation, from_item, none]], spec) %}
+{% endmacro %}
+
+
+{% macro _require_runs(macro_name, inputs, spec) %}
+  {#- `_require_run` for several tables of the pair, their run ids read in one query (ADR 0038):
+      `inputs` [[arg, relation, from_item or none, lower-case column names or none], ...]; the
+      names when the caller has described the table already, else it is described here. Fails on
+      the first input (in order) built by another version or holding another run. -#}
   {% set run = spec.get('run_id') %}
-  {% if 'run_id' not in names or run is none %}
-    {{ table_diff._fail(macro_name, arg, relation, "a table built by this version of table_diff, stamped with its run",
-        "Rebuild the whole pair from its ranges model: dbt build --select <pair>__ranges+.") }}
-  {% endif %}
-  {% set other = run_query("select max(run_id) from " ~ (from_item or relation) ~ " where run_id is distinct from "
-      ~ table_diff._sql_string(run)).rows[0][0] %}
-  {% if other is not none %}
-    {{ table_diff._fail(macro_name, arg, relation, "the output of this pair's current run '" ~ run ~ "'",
-        "It holds run '" ~ other ~ "': the run that started at the pair's ranges model failed or was stopped before "
-        ~ "this table was rebuilt. Rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
-  {% endif %}
+  {% set parts = [] %}
+  {% for arg, relation, from_item, known in inputs %}
+    {% set names = known if known is not none
+        else adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list %}
+    {% if 'run_id' not in names or run is none %}
+      {{ table_diff._fail(macro_name, arg, relation, "a table built by this version of table_diff, stamped with its run",
+          "Rebuild the whole pair from its ranges model: dbt build --select <pair>__ranges+.") }}
+    {% endif %}
+    {% do parts.append("select " ~ loop.index0 ~ " as i, max(run_id) as other from " ~ (from_item or relation)
+        ~ " where run_id is distinct from " ~ table_diff._sql_string(run)) %}
+  {% endfor %}
+  {% if parts | length == 0 %}{{ return(none) }}{% endif %}
+  {% set others = {} %}
+  {% for row in run_query(parts | join(' union all ')).rows %}
+    {% if row[1] is not none %}{% do others.update({row[0] | int: row[1]}) %}{% endif %}
+  {% endfor %}
+  {% for arg, relation, from_item, known in inputs %}
+    {% set other = others.get(loop.index0) %}
+    {% if other is not none %}
+      {{ table_diff._fail(macro_name, arg, relation, "the output of this pair's current run '" ~ run ~ "'",
+          "It holds run '" ~ other ~ "': the run that started at the pair's ranges model failed or was stopped before "
+          ~ "this table was rebuilt. Rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
+    {% endif %}
+  {% endfor %}
 {% endmacro %}
 
 
@@ -88,13 +125,18 @@
 {% endmacro %}
 
 
-{% macro _pair_table_versions(relations) %}
+{% macro _pair_table_versions(relations, columns=none) %}
   {#- {name: current version} of a pair's tables (Delta; none for a table without versions).
-      Metadata only (`table_version`). -#}
+      Metadata only (`table_version`). `columns`, a dict: filled with {name: lower-case column
+      names} where `table_version` read them with the version (spark__: the same DESCRIBE, so the
+      summary's run checks describe no table twice, ADR 0038). -#}
   {% set versions = {} %}
   {% for name, relation in relations.items() %}
     {% set v = table_diff.table_version(relation) %}
     {% do versions.update({name: v['version'] if v['format'] == 'delta' else none}) %}
+    {% if columns is not none and v.get('columns') is not none %}
+      {% do columns.update({name: v['columns'] | map('lower') | list}) %}
+    {% endif %}
   {% endfor %}
   {{ return(versions) }}
 {% endmacro %}

@@ -223,11 +223,31 @@
 {% macro _spec_from_ranges(macro_name, ranges) %}
   {#- Read the spec a ranges model stored (downstream models of a pair). Execute time only. -#}
   {% set res = run_query("select spec from " ~ ranges ~ " limit 1") %}
-  {% if res is none or res.rows | length == 0 %}
+  {{ return(table_diff._checked_spec(macro_name, ranges, res.rows[0][0] if res is not none and res.rows | length > 0 else none)) }}
+{% endmacro %}
+
+
+{% macro _read_ranges(macro_name, ranges) %}
+  {#- The spec a ranges model stored, with what block_hashes and row_diff also ask of it, in one
+      query (ADR 0038): {'spec', 'leaf_count': the ranges' rows (one per leaf), 'read_at': the
+      driver's clock as Spark sees it, as `_run_started_at`}. Every row of a ranges table carries
+      the same spec; an empty table fails as a missing spec. The other models read one row
+      (`_spec_from_ranges`). Execute time only. -#}
+  {% set res = run_query("select first(spec), count(*), cast(current_timestamp() as string) from " ~ ranges) %}
+  {% set row = res.rows[0] if res is not none and res.rows | length > 0 else [none, 0, none] %}
+  {% set spec = table_diff._checked_spec(macro_name, ranges, row[0]) %}
+  {{ return({'spec': spec, 'leaf_count': row[1] | int, 'read_at': row[2]}) }}
+{% endmacro %}
+
+
+{% macro _checked_spec(macro_name, ranges, text) %}
+  {#- The spec parsed from its JSON `text`, or the failure for a ranges table without one (none)
+      or with one this version cannot read. -#}
+  {% if text is none %}
     {{ table_diff._fail(macro_name, 'ranges', ranges, "a table built by table_diff.key_ranges",
         "Pass ref('<pair>__ranges') and build it first (dbt build --select +<this model>).") }}
   {% endif %}
-  {% set spec = fromjson(res.rows[0][0]) %}
+  {% set spec = fromjson(text) %}
   {% if spec.get('spec_version') != table_diff._spec_version() or spec.get('hash_spec_version') != table_diff._hash_spec_version() %}
     {{ exceptions.raise_compiler_error(table_diff._stale_spec_message(macro_name, ranges, spec)) }}
   {% endif %}
