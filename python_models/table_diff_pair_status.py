@@ -117,16 +117,11 @@ def model(dbt, session):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    history = dbt.ref("table_diff_run_history")
+    # One row per run (its final row, else its `running` row): the package's view of the history.
+    folded = dbt.ref("table_diff_runs")
     pair = ("kind", "name")
-    # One row per run: its final row, else its `running` row (as the table_diff_runs view).
-    final_first = Window.partitionBy("invocation_id", *pair).orderBy(
-        F.expr("case when status = 'running' then 1 else 0 end"), F.col("recorded_at").desc()
-    )
     runs = (
-        history.withColumn("td_n", F.row_number().over(final_first))
-        .where("td_n = 1")
-        .select(
+        folded.select(
             *pair,
             "status",
             "recorded_at",

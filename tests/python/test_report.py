@@ -680,7 +680,9 @@ def test_pair_status_against_a_brute_force_oracle(project, first_build):
             {"table_diff_history_schema": "status", "table_diff_status_window": STATUS_WINDOW}
         ),
     )
-    project.run("run", "--select", "table_diff_run_history", *var).assert_success()
+    project.run(
+        "run", "--select", "table_diff_run_history", "table_diff_runs", *var
+    ).assert_success()
     schema = _history_node(project, "table_diff_run_history")["schema"]
     history = spark.table(f"`{schema}`.table_diff_run_history")
     rows = _synthetic_history(history.columns)
