@@ -130,7 +130,9 @@ def main() -> int:
     spark.sparkContext.setLogLevel("ERROR")
 
     from dbt.cli.main import dbtRunner
+    from dbt_common.tests import enable_test_caching
 
+    enable_test_caching()  # as conftest: several invocations here parse the same macros
     common = ["--project-dir", args.project, "--profiles-dir", args.project]
     if args.read:
         emit("read", **read(spark, args.read))
