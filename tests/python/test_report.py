@@ -878,3 +878,22 @@ def test_choose_pair_names_what_it_looked_for():
         choose_pair(None, pairs, [], "here")
     with pytest.raises(ReportError, match=r"no pair found in here: looked for models NAME__sum"):
         choose_pair(None, {}, [], "here")
+
+
+def test_pair_status_refuses_a_root_materialization(project, first_build):
+    """A `+materialized` directly under `models:` reaches the package's models too; the status
+    model says so and how to scope it, instead of writing itself as something else. (`view`
+    never reaches the model: dbt-spark's view materialization refuses Python first.)"""
+    path = project.root / "dbt_project.yml"
+    original = path.read_text()
+    config = yaml.safe_load(original)
+    config["models"]["+materialized"] = "incremental"
+    path.write_text(yaml.safe_dump(config))
+    try:
+        run = project.run("run", "--select", "table_diff_pair_status").assert_failure()
+    finally:
+        path.write_text(original)
+    message = run.message("table_diff_pair_status") + run.log
+    refusal = "table_diff_pair_status is materialized as 'incremental', not 'table'"
+    assert refusal in message, run.log[-3000:]
+    assert "{table_diff_pair_status: false}" in message, message[-3000:]
