@@ -338,6 +338,48 @@ class TwoWayDiff:
             "duplicate_keys": frozenset(canonical_key(k) for k in self.duplicate_keys),
         }
 
+    def assert_row_diff(
+        self, rows: Sequence[Mapping], key_of, *, exact_duplicates: bool, where: str
+    ) -> tuple[frozenset, dict]:
+        """A row diff model's rows (dicts) against this answer: added, deleted and modified keys
+        exactly, each reported once, with exactly the changed columns. Duplicate keys exactly
+        with ``exact_duplicates`` (check_duplicate_keys, rows per side too); without it, every
+        key whose rows differ between the sides and none the oracle lacks (a key held alike by
+        both is reported only where its block differs). ``key_of(row)`` gives a row's key values
+        as the oracle's rows hold them. Returns the reported duplicate keys (canonical) and the
+        duplicate rows by side."""
+        got: dict = {"added": set(), "deleted": set(), "modified": {}}
+        duplicates: set = set()
+        dup_rows = {"source": 0, "target": 0}
+        for d in rows:
+            key = canonical_key(tuple(key_of(d)))
+            kind = d["diff_type"]
+            if kind == "duplicate_key":
+                duplicates.add(key)
+                dup_rows[d["side"]] += 1
+            elif kind == "modified":
+                assert key not in got["modified"], f"{where}: key {key} reported twice"
+                got["modified"][key] = tuple(d["changed_columns"])
+            else:
+                assert key not in got[kind], f"{where}: key {key} reported twice as {kind}"
+                got[kind].add(key)
+        want = self.canonical()
+        assert got["added"] == set(want["added"]), where
+        assert got["deleted"] == set(want["deleted"]), where
+        assert got["modified"] == want["modified"], where
+        if exact_duplicates:
+            assert duplicates == set(want["duplicate_keys"]), where
+            expected_rows = {
+                "source": self.duplicate_key_rows_source,
+                "target": self.duplicate_key_rows_target,
+            }
+            assert dup_rows == expected_rows, where
+        else:
+            symmetric = {canonical_key(k) for k in self.symmetric_duplicate_keys}
+            assert set(want["duplicate_keys"]) - symmetric <= duplicates, where
+            assert duplicates <= set(want["duplicate_keys"]), where
+        return frozenset(duplicates), dup_rows
+
 
 def _as_dict(row) -> Mapping:
     if isinstance(row, Mapping):

@@ -264,44 +264,14 @@ def _check_batch(project, batch: list[Case], ansi: bool) -> None:
         where += f"unit={case.compare_unit_size}, depth={case.max_depth}, "
         where += f"dups={case.check_duplicate_keys}, quick={case.quick_check}; log={case.pair.log})"
         diff = project.spark.table(project.relation(f"p{i}__row_diff")).collect()
-        got: dict[str, Any] = {
-            "added": set(),
-            "deleted": set(),
-            "modified": {},
-            "duplicate_keys": set(),
-        }
-        dup_rows = {"source": 0, "target": 0}
-        for row in diff:
-            d = row.asDict()
-            key = canonical_key(tuple(rows_from_spark_key(spec, d)))
-            kind = d["diff_type"]
-            if kind == "modified":
-                assert key not in got["modified"], f"{where}: key {key} reported twice"
-                got["modified"][key] = tuple(d["changed_columns"])
-            elif kind == "duplicate_key":
-                got["duplicate_keys"].add(key)
-                dup_rows[d["side"]] += 1
-            else:
-                assert key not in got[kind], f"{where}: key {key} reported twice as {kind}"
-                got[kind].add(key)
-        want = expected.canonical()
-        assert got["added"] == set(want["added"]), where
-        assert got["deleted"] == set(want["deleted"]), where
-        assert got["modified"] == want["modified"], where
-        if case.check_duplicate_keys:
-            assert got["duplicate_keys"] == set(want["duplicate_keys"]), where
-            assert dup_rows == {
-                "source": expected.duplicate_key_rows_source,
-                "target": expected.duplicate_key_rows_target,
-            }, where
-        else:
-            # Duplicates whose rows differ between the sides change their block's signature and
-            # must be found; the same duplicates on both sides only where their block differs.
-            symmetric = {canonical_key(k) for k in expected.symmetric_duplicate_keys}
-            assert set(want["duplicate_keys"]) - symmetric <= got["duplicate_keys"], where
-            assert got["duplicate_keys"] <= set(want["duplicate_keys"]), where
+        duplicates, _ = expected.assert_row_diff(
+            [row.asDict() for row in diff],
+            lambda d, spec=spec: rows_from_spark_key(spec, d),
+            exact_duplicates=case.check_duplicate_keys,
+            where=where,
+        )
         summary = project.spark.table(project.relation(f"p{i}__summary")).first().asDict()
-        check_column_stats(project, f"p{i}", case, expected, got["duplicate_keys"], summary, where)
+        check_column_stats(project, f"p{i}", case, expected, duplicates, summary, where)
         counts = expected.counts()
         for field_name in (
             "rows_source",

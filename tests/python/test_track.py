@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from oracle import brute_force_diff, canonical_key
+from oracle import brute_force_diff
 from plans import rows_scanned
 
 from dbt_table_diff.scaffold.options import PairOptions
@@ -114,23 +114,10 @@ def _same_answers(project, name: str):
     key = [k.lower() for k in opts.primary_key]
     columns = [c for c in sides[0].columns if c.lower() not in key]
     want = brute_force_diff(*(df.collect() for df in sides), key, columns)
-    canon = want.canonical()
-    got: dict = {"added": set(), "deleted": set(), "modified": {}, "duplicate_key": set()}
-    dup_rows = 0
-    for row in spark.table(project.relation(f"{name}__row_diff")).collect():
-        d = row.asDict()
-        k = canonical_key(tuple(d[c] for c in key))
-        if d["diff_type"] == "modified":
-            got["modified"][k] = tuple(d["changed_columns"])
-        else:
-            got[d["diff_type"]].add(k)
-            dup_rows += d["diff_type"] == "duplicate_key"
-    assert got["added"] == set(canon["added"]), name
-    assert got["deleted"] == set(canon["deleted"]), name
-    assert got["modified"] == canon["modified"], name
-    symmetric = {canonical_key(k) for k in want.symmetric_duplicate_keys}
-    assert set(canon["duplicate_keys"]) - symmetric <= got["duplicate_key"], name
-    assert got["duplicate_key"] <= set(canon["duplicate_keys"]), name
+    rows = [row.asDict() for row in spark.table(project.relation(f"{name}__row_diff")).collect()]
+    _, dup_rows = want.assert_row_diff(
+        rows, lambda d: [d[c] for c in key], exact_duplicates=False, where=name
+    )
     summary = spark.table(project.relation(f"{name}__summary")).first()
     counts = want.counts()
     assert [summary[c] for c in COUNTS] == [
@@ -139,7 +126,7 @@ def _same_answers(project, name: str):
         counts["added"],
         counts["deleted"],
         counts["modified"],
-        dup_rows,
+        sum(dup_rows.values()),
         counts["null_key_rows_source"],
         counts["null_key_rows_target"],
         want.is_clean_without_duplicate_check,
