@@ -91,7 +91,7 @@
       without Delta is left to the models to refuse, with the var named: the history stays parquet. -#}
   {% set value = var('table_diff_file_format', 'auto') | string | trim | lower %}
   {% if value == 'parquet' %}{{ return('parquet') }}{% endif %}
-  {{ return('delta' if table_diff.delta_support()['available'] else 'parquet') }}
+  {{ return('delta' if table_diff._session_delta_support()['available'] else 'parquet') }}
 {% endmacro %}
 
 
@@ -123,7 +123,12 @@
       'append_new_columns'); never dropped, rewritten or emptied. A history kept before the model
       existed under the var's schema as named (`<table_diff_history_schema>.table_diff_run_history`)
       while the model's schema is named otherwise: copied into the model's table when that is
-      absent, and left where it was. Returns the table's quoted name. -#}
+      absent, and left where it was. Returns the table's quoted name. Done once per dbt
+      invocation (`_run_cache`, ADR 0038): the hooks at its start and end and the model itself
+      would otherwise repeat the same four or more catalog statements; nothing in a run drops the
+      history or its columns. -#}
+  {% set cache = table_diff._run_cache() %}
+  {% if cache.get('history_relation') %}{{ return(cache['history_relation']) }}{% endif %}
   {% set schema, identifier = table_diff._history_relation() %}
   {% set relation = table_diff._history_quoted(schema, identifier) %}
   {% set columns = table_diff._history_columns().split(', ') %}
@@ -169,6 +174,7 @@
   {% endif %}
   {% do run_query('create view if not exists ' ~ table_diff._history_quoted(view_schema, view_identifier)
       ~ ' as ' ~ table_diff._history_runs_select(relation)) %}
+  {% do cache.update({'history_relation': relation}) %}
   {{ return(relation) }}
 {% endmacro %}
 
