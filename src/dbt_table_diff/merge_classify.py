@@ -115,7 +115,9 @@ def _is_dotted(path: str) -> bool:
 def load_function(merge: str, policy: Policy) -> Callable[..., Any]:
     """The function of a ``python`` policy, imported on the driver."""
     module_name, _, attr = policy.arg.rpartition(".")
-    where = f"merge '{merge}': resolve policy {{'python': '{policy.arg}'}} of column '{policy.column}'"
+    where = (
+        f"merge '{merge}': resolve policy {{'python': '{policy.arg}'}} of column '{policy.column}'"
+    )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

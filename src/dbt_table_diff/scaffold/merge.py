@@ -217,8 +217,9 @@ def _classified_model(opts: MergeOptions) -> str:
 def _properties_yml(opts: MergeOptions) -> str:
     n = opts.name
     resolutions = (
-        "\n      Keys resolved by a policy are listed too, resolved = true, with `resolutions`: one\n"
-        "      struct per resolved cell (column_name, policy, base, ours, theirs, chosen, as text)."
+        "\n      Keys resolved by a policy are listed too, resolved = true, with `resolutions`:\n"
+        "      one struct per resolved cell (column_name, policy, base, ours, theirs, chosen,\n"
+        "      as text)."
         if opts.resolve
         else ""
     )
@@ -236,8 +237,12 @@ def _properties_yml(opts: MergeOptions) -> str:
         f"""  - name: {n}__merge_classified
     description: >
       The candidates of merge {n} classified (a Python model, ADR 0040): merge_status,
-      conflict_type, td_merged_from{", and the resolution of conflicting cells by the policies "
-      + "(td_resolutions, resolved__<column>)" if opts.resolve else ""}. Every output reads it.
+      conflict_type, td_merged_from{
+            ", and the resolution of conflicting cells by the policies "
+            + "(td_resolutions, resolved__<column>)"
+            if opts.resolve
+            else ""
+        }. Every output reads it.
 """
         if opts.classify == "python"
         else ""
@@ -288,9 +293,9 @@ models:
 {classified}  - name: {n}__merge
     description: >
       One row per changed key of merge {n}: merge_status (ours_only, theirs_only, convergent,
-      cell_merged, conflict{", resolved" if opts.resolve else ""}), conflict_type, and ours_changed /
-      theirs_changed (columns changed from base, table order; all columns for an insert or a
-      delete).
+      cell_merged, conflict{", resolved" if opts.resolve else ""}), conflict_type, and
+      ours_changed / theirs_changed (columns changed from base, table order; all columns for an
+      insert or a delete).
     data_tests:
       # Fails (as a warning; set severity: error to fail the build) on every conflicting key and
       # every schema conflict of the merge.
