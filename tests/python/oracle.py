@@ -746,7 +746,8 @@ def brute_force_merge(
             cells = [
                 c
                 for c in columns
-                if not values_equal(o[c], t[c]) and (conflict == "insert_insert" or c in oc)
+                if not values_equal(o[c], t[c])
+                and (conflict == "insert_insert" or (c in oc and c in tc))
             ]
             chosen = {
                 c: _resolve_cell(resolve[c], c, b, o, t) if c in resolve else (False, None)

@@ -618,7 +618,8 @@ def _oracle_resolve(resolve: dict) -> dict:
     return out
 
 
-def _check_against_oracle(project, name: str, tw, resolve: dict | None = None) -> None:
+def _check_against_oracle(project, name: str, tw, resolve: dict | None = None) -> int:
+    """Check merge `name` against the oracle; returns the number of keys resolved by policies."""
     spec = tw.spec
     key, cols = spec.key_names, spec.value_names
     expected = brute_force_merge(
@@ -693,6 +694,7 @@ def _check_against_oracle(project, name: str, tw, resolve: dict | None = None) -
     for name, n in counts.items():
         if name != "unchanged":
             assert s[name] == n, f"{where}: {name}"
+    return counts.get("resolved", 0)
 
 
 def _force_ansi(monkeypatch, enabled: bool) -> None:
@@ -778,10 +780,13 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
         _build(project, merges, tables, extra=probe, dbt_vars=fetch)
         assert project.rows("merge_ansi_probe") == [("true",)]
         for i, tw in enumerate(batch):
-            _check_against_oracle(project, f"p{i}", tw, resolves[i])
+            resolved.append(_check_against_oracle(project, f"p{i}", tw, resolves[i]))
             _check_against_oracle(project, f"s{i}", tw)
 
+    resolved: list[int] = []
     check()
+    # the policies were exercised: about nine resolved keys are expected over the examples
+    assert sum(resolved) > 0, resolved
 
 
 def test_candidates_read_each_side_twice(hand_built):
@@ -1101,3 +1106,24 @@ def test_policy_cli_flags(tmp_path):
     assert "{'a': {'latest': 'ts'}, 'b': {'python': 'pkg.mod.fn'}, 'c': 'min'}" in text
     assert main(args + ["--classify", "sql", "--resolve", "a:max", "--force"]) == 2
     assert main(args + ["--resolve", "a", "--force"]) == 2
+
+
+def test_python_status_rules_are_the_macros_text():
+    """The status rules exist twice (ADR 0040): the macro `_merge_classified` and the Python
+    classification's expressions. Both are Spark SQL; they must be the same text (whitespace
+    aside), so that a rule changed in one place fails here before any build."""
+    from pathlib import Path
+
+    from dbt_table_diff import merge_classify
+
+    macro = (Path(__file__).resolve().parents[2] / "macros/merge/_merge_outputs.sql").read_text()
+
+    def norm(text: str) -> str:
+        return " ".join(text.split())
+
+    for expr in (
+        merge_classify.STATUS_SQL,
+        merge_classify.CONFLICT_TYPE_SQL,
+        merge_classify.MERGED_FROM_SQL,
+    ):
+        assert norm(expr) in norm(macro), expr

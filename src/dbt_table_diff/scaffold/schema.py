@@ -12,7 +12,9 @@ Modes, the places that take an option:
   argument of the pair's first model, the macro ``key_ranges``;
 - ``no_drift``: the generic test ``no_drift`` and its engine ``drift_rows``;
 - ``merge``: a three-way merge (``table-diff scaffold merge``, ``MergeOptions``), which has
-  options of its own besides (not listed here: ``leaf_count``, ``on_schema_conflict``, ...);
+  options of its own besides (not listed here: ``leaf_count``, ``on_schema_conflict``, ...;
+  listed: ``classify`` and ``resolve``, the scaffold's choice of the classification and its
+  policies, ADR 0040);
 - ``replicas``: a pair with several targets (ADR 0028) still takes it.
 """
 
