@@ -4,8 +4,9 @@
   theirs__ values of every merged column (the merged table keeps ours for these keys). Reads the
   candidates once. Given the classified model of a merge with resolution policies (ADR 0040), the
   keys policies resolved too, with `resolved` (boolean) and `resolutions` (one struct per resolved
-  cell: column_name, policy, base, ours, theirs, chosen, as strings; empty for a conflict). (merge_conflict_rows is the engine of the no_merge_conflicts test, over the
-  merge model: one JSON row per data or schema conflict.)
+  cell: column_name, policy, base, ours, theirs, chosen, as strings; empty for a conflict).
+  (merge_conflict_rows is the engine of the no_merge_conflicts test, over the merge model: one
+  JSON row per data or schema conflict.)
 -#}
 {% macro merge_conflicts(candidates) %}
   {% do table_diff._check_kwargs('merge_conflicts', kwargs, ['candidates']) %}
