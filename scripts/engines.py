@@ -52,8 +52,9 @@ THRIFT_SELECTOR = "engine_thrift"
 CLUSTER_SELECTOR = "engine_cluster"
 # The one Python model left in the thrift copy of the project, a pair's Python split step: on
 # thrift it must fail with this text (dbt-spark has no Python submission for `method: thrift`; the
-# companion's `session` submission refuses it, naming `--split sql`). A merge has no Python model
-# (ADR 0027): its cases run whole there.
+# companion's `session` submission refuses it, naming `--split sql`). The merge cases classify in
+# SQL, as `table-diff scaffold merge --classify sql` writes them (ADR 0027, ADR 0040: their outputs
+# read the candidates, no NAME__merge_classified model): they run whole there.
 THRIFT_PYTHON_PROBES = ("identical_diff__block_split",)
 THRIFT_PYTHON_REFUSAL = "its method is 'thrift'"
 THRIFT_STATUS_SKIPPED = "skipped Python model 'table_diff_pair_status'"

@@ -32,6 +32,8 @@
     'track': {'type': 'bool', 'default': none, 'no_drift_default': none, 'modes': ['pair'], 'no_drift_name': none, 'minimum': none, 'choices': []},
     'repair': {'type': 'choice', 'default': none, 'no_drift_default': none, 'modes': ['pair'], 'no_drift_name': none, 'minimum': none, 'choices': ['source_to_target', 'target_to_source']},
     'test': {'type': 'bool', 'default': none, 'no_drift_default': none, 'modes': ['pair', 'replicas'], 'no_drift_name': none, 'minimum': none, 'choices': []},
-    'split': {'type': 'choice', 'default': 'python', 'no_drift_default': none, 'modes': ['pair', 'replicas'], 'no_drift_name': none, 'minimum': none, 'choices': ['python', 'sql']}
+    'split': {'type': 'choice', 'default': 'python', 'no_drift_default': none, 'modes': ['pair', 'replicas'], 'no_drift_name': none, 'minimum': none, 'choices': ['python', 'sql']},
+    'classify': {'type': 'choice', 'default': 'python', 'no_drift_default': none, 'modes': ['merge'], 'no_drift_name': none, 'minimum': none, 'choices': ['python', 'sql']},
+    'resolve': {'type': 'mapping', 'default': {}, 'no_drift_default': none, 'modes': ['merge'], 'no_drift_name': none, 'minimum': none, 'choices': []}
   }) }}
 {% endmacro %}

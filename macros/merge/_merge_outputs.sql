@@ -24,6 +24,8 @@
   apart, never classified; its ours rows are copied as they are and merge_violations reports them.
 -#}
 
+{#- A key resolved by conflict resolution policies (the Python classification only, ADR 0040) is
+    'resolved': its conflict_type kept, its merged row the cell-wise merge with the chosen values. -#}
 {% macro _merge_statuses() %}
   {{ return(['unchanged', 'ours_only', 'theirs_only', 'convergent', 'cell_merged', 'conflict']) }}
 {% endmacro %}
@@ -72,13 +74,27 @@
     {% endfor %}
     {% do columns.append(n[6:]) %}
   {% endfor %}
-  {{ return({'key': key, 'columns': columns, 'types': types}) }}
+  {#- The merge's classified model (classify: python, ADR 0040) is the candidates plus the
+      classification's columns: read as it is. With resolution policies it also has td_resolutions
+      and resolved__<col> for each column with a policy. -#}
+  {% set nk = key | length %}
+  {% set flags = names[nk:] | map('lower') | list %}
+  {% set resolved = [] %}
+  {% for n in names[nk:] if n[:10] | lower == 'resolved__' %}{% do resolved.append(n[10:]) %}{% endfor %}
+  {{ return({'key': key, 'columns': columns, 'types': types,
+      'classified': 'merge_status' in flags and 'td_merged_from' in flags,
+      'resolutions': 'td_resolutions' in flags, 'resolved': resolved}) }}
 {% endmacro %}
 
 
-{% macro _merge_classified(candidates) %}
+{% macro _merge_classified(candidates, shape) %}
   {#- A FROM item: every candidate row plus merge_status, conflict_type and td_merged_from (where
-      the merged row comes from: 'ours', 'theirs', 'cells' for cell_merged, NULL when absent). -#}
+      the merged row comes from: 'ours', 'theirs', 'cells' for cell_merged, 'resolved' for a key
+      resolved by policies, NULL when absent). A classified model (`shape['classified']`, the
+      Python classification of ADR 0040) has them already: its rows as they are. -#}
+  {% if shape['classified'] %}
+  (select * from {{ candidates }})
+  {%- else %}
   (select
     *,
     case when merge_status != 'conflict' then cast(null as string)
@@ -111,6 +127,7 @@
         else 'theirs_only' end as merge_status
     from {{ candidates }}
   ) as td_status)
+  {%- endif %}
 {% endmacro %}
 
 

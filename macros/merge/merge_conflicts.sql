@@ -2,8 +2,11 @@
   table_diff.merge_conflicts: the `NAME__conflicts` model of a three-way merge, one row per
   conflicting key: key columns, conflict_type, in_base / in_ours / in_theirs, and base__ / ours__ /
   theirs__ values of every merged column (the merged table keeps ours for these keys). Reads the
-  candidates once. (merge_conflict_rows is the engine of the no_merge_conflicts test, over the
-  merge model: one JSON row per data or schema conflict.)
+  candidates once. Given the classified model of a merge with resolution policies (ADR 0040), the
+  keys policies resolved too, with `resolved` (boolean) and `resolutions` (one struct per resolved
+  cell: column_name, policy, base, ours, theirs, chosen, as strings; empty for a conflict).
+  (merge_conflict_rows is the engine of the no_merge_conflicts test, over the merge model: one
+  JSON row per data or schema conflict.)
 -#}
 {% macro merge_conflicts(candidates) %}
   {% do table_diff._check_kwargs('merge_conflicts', kwargs, ['candidates']) %}
@@ -35,6 +38,10 @@
     {{ table_diff.quote_identifier(side ~ '__' ~ col) }}
     {%- endfor %}
     {%- endfor %}
-  from {{ table_diff._merge_classified(candidates) }} as c
-  where merge_status = 'conflict'
+    {%- if shape['resolutions'] %},
+    merge_status = 'resolved' as resolved,
+    td_resolutions as resolutions
+    {%- endif %}
+  from {{ table_diff._merge_classified(candidates, shape) }} as c
+  where merge_status {{ "in ('conflict', 'resolved')" if shape['resolutions'] else "= 'conflict'" }}
 {% endmacro %}

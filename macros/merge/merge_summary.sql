@@ -6,7 +6,9 @@
   conflict type, duplicate_keys, changed_keys (bigint each), schema_conflicts (int) and
   schema_conflict_columns (array<string>, in column order) from the schema model,
   constraint_violations (bigint: the violations model's rows, NULL without one), constraints
-  (array<string>) and is_clean (no conflict, duplicate key, schema conflict or violation).
+  (array<string>) and is_clean (no conflict, duplicate key, schema conflict or violation). Given
+  the classified model of a merge with resolution policies (ADR 0040), also resolved (keys) and
+  resolved_cells, after is_clean; conflict counts are of the keys left in conflict.
 -#}
 {% macro merge_summary(candidates, schema=none, violations=none, constraints=none) %}
   {% do table_diff._check_kwargs('merge_summary', kwargs, ['candidates', 'schema', 'violations', 'constraints']) %}
@@ -38,9 +40,12 @@
 
 
 {% macro spark__merge_summary(candidates, schema, violations, constraints) %}
+  {% if not execute %}{{ return("select cast(null as bigint) as keys_checked") }}{% endif %}
+  {% set shape = table_diff._merge_candidate_layout('merge_summary', candidates) %}
   {% set statuses, types = table_diff._merge_statuses(), table_diff._merge_conflict_types() %}
   {% set q = table_diff.quote_identifier %}
   {% set changed = statuses | reject('equalto', 'unchanged') | map('string') | list %}
+  {% if shape['resolutions'] %}{% set changed = changed + ['resolved'] %}{% endif %}
   with td_counts as (
     select
       cast(count(*) as bigint) as keys_checked,
@@ -48,10 +53,14 @@
       cast(count_if(merge_status = '{{ s }}') as bigint) as {{ q(s) }},
       {%- endfor %}
       {%- for t in types %}
-      cast(count_if(conflict_type = '{{ t }}') as bigint) as {{ q(t) }},
+      cast(count_if(merge_status = 'conflict' and conflict_type = '{{ t }}') as bigint) as {{ q(t) }},
       {%- endfor %}
+      {%- if shape['resolutions'] %}
+      cast(count_if(merge_status = 'resolved') as bigint) as resolved,
+      cast(coalesce(sum(size(td_resolutions)), 0) as bigint) as resolved_cells,
+      {%- endif %}
       cast(count_if(merge_status = 'duplicate_key') as bigint) as duplicate_keys
-    from {{ table_diff._merge_classified(candidates) }} as c
+    from {{ table_diff._merge_classified(candidates, shape) }} as c
   ),
   td_schema as (
     {%- if schema is not none %}
@@ -85,5 +94,9 @@
     cast(array({% for e in constraints %}{{ table_diff._sql_string(e) }}{{ ', ' if not loop.last }}{% endfor %}) as array<string>) as constraints,
     n.{{ q('conflict') }} = 0 and n.duplicate_keys = 0 and s.schema_conflicts = 0 and coalesce(v.constraint_violations, 0) = 0
       as is_clean
+    {%- if shape['resolutions'] %},
+    n.resolved,
+    n.resolved_cells
+    {%- endif %}
   from td_counts as n cross join td_schema as s cross join td_violations as v
 {% endmacro %}

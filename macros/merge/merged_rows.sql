@@ -39,7 +39,7 @@
   {% set types = shape['types'] %}
   {% set q = table_diff.quote_identifier %}
   with td_classified as (
-    select * from {{ table_diff._merge_classified(candidates) }} as c
+    select * from {{ table_diff._merge_classified(candidates, shape) }} as c
   ),
   td_resolved as (
     select
@@ -47,6 +47,12 @@
       {%- for col in shape['columns'] %},
       {%- set o, t, b = q('ours__' ~ col), q('theirs__' ~ col), q('base__' ~ col) %}
       case when td_merged_from = 'theirs' then {{ t }} when td_merged_from = 'ours' then {{ o }}
+        {%- if shape['resolutions'] %}
+        {%- if col in shape['resolved'] %}
+        when exists(td_resolutions, r -> r.column_name = {{ table_diff._sql_string(col) }}) then {{ q('resolved__' ~ col) }}
+        {%- endif %}
+        when td_merged_from = 'resolved' and not td_in_base then {{ o }}
+        {%- endif %}
         when array_contains(theirs_changed, {{ table_diff._sql_string(col) }}) then {{ t }}
         when array_contains(ours_changed, {{ table_diff._sql_string(col) }}) then {{ o }}
         else {{ b }} end as {{ q(col) }}

@@ -213,8 +213,8 @@ _MERGE_SUFFIXES = ("__merge", "__merged", "__conflicts", "__merge_violations", "
 
 def python_model_unsupported(parsed_model: dict, method: Any) -> str:
     """Why a Python model cannot run on a target whose dbt-spark method is ``method``, and what to
-    do: a pair's split step has a SQL twin (ADR 0025); a merge pipeline's models are SQL now
-    (ADR 0027)."""
+    do: a pair's split step has a SQL twin (ADR 0025); a merge's classification too (ADR 0040);
+    a merge pipeline's other models are SQL now (ADR 0027)."""
     name = parsed_model.get("unique_id") or parsed_model.get("name")
     short = str(parsed_model.get("name") or "")
     message = (
@@ -235,6 +235,14 @@ def python_model_unsupported(parsed_model: dict, method: Any) -> str:
             f"on any target: `table-diff scaffold pair {pair} ... --split sql --force` (the same "
             "options as before), or replace the .py with a model calling "
             "table_diff.block_split(ranges=..., block_hashes=...)."
+        )
+    if short.endswith("__merge_classified"):
+        merge = short[: -len("__merge_classified")]
+        return (
+            f"{message} This is a merge's classification (ADR 0040): classify it in SQL, which "
+            f"gives the same rows on any target but takes no resolution policy: `table-diff "
+            f"scaffold merge {merge} ... --classify sql --force` (the same options, without "
+            "--resolve)."
         )
     if short.endswith(_MERGE_SUFFIXES):
         merge = short.rsplit("__", 1)[0]

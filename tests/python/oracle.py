@@ -85,6 +85,7 @@ __all__ = [
     "brute_force_merge",
     "merge_counts",
     "merged_table",
+    "spark_order",
     "MERGE_STATUSES",
     "CONFLICT_TYPES",
 ]
@@ -552,11 +553,13 @@ class MergeRow:
     """
 
     key: tuple
-    status: str  # one of MERGE_STATUSES
-    conflict_type: str | None  # one of CONFLICT_TYPES when status == 'conflict'
+    status: str  # one of MERGE_STATUSES, or 'resolved' (every conflicting cell resolved)
+    conflict_type: str | None  # one of CONFLICT_TYPES when status is 'conflict' or 'resolved'
     ours_changed: tuple
     theirs_changed: tuple
     merged: dict | None = field(default=None, compare=True)
+    # Cells resolved by a policy (status 'resolved'): (column, policy label, chosen value).
+    resolutions: tuple = ()
 
 
 def _index_unique(
@@ -623,12 +626,58 @@ def _changed(base: Mapping | None, side: Mapping | None, columns: Sequence[str])
     return tuple(c for c in columns if not values_equal(base[c], side[c]))
 
 
+def spark_order(a, b) -> int:
+    """-1 / 0 / 1: how Spark orders two present values of one type (``>``, ``greatest``): numbers
+    by value with NaN above every number and equal to itself, -0.0 equal to 0.0; strings by code
+    point (= UTF-8 bytes); bytes unsigned; timestamps as instants."""
+    if isinstance(a, float) or isinstance(b, float):
+        a_nan = isinstance(a, float) and math.isnan(a)
+        b_nan = isinstance(b, float) and math.isnan(b)
+        if a_nan or b_nan:
+            return (a_nan > b_nan) - (a_nan < b_nan)
+    if isinstance(a, _dt.datetime):
+        a, b = _to_naive_utc(a), _to_naive_utc(b)
+    return (a > b) - (a < b)
+
+
+def _resolve_cell(policy, c: str, b, o: Mapping, t: Mapping) -> tuple[bool, object]:
+    """(resolved?, value) of conflicting cell `c` under `policy` (docs/semantics.md), by
+    definition: ours / theirs take that side; max / min the larger / smaller present value; latest
+    the side whose ordering column is larger (NULL or equal: unresolved); a callable is called as
+    f(base, ours, theirs), base None when the key is not in base."""
+    if policy == "ours":
+        return True, o[c]
+    if policy == "theirs":
+        return True, t[c]
+    if policy in ("max", "min"):
+        if o[c] is None or t[c] is None:
+            return True, t[c] if o[c] is None else o[c]
+        larger = o[c] if spark_order(o[c], t[c]) >= 0 else t[c]
+        smaller = t[c] if larger is o[c] else o[c]
+        return True, larger if policy == "max" else smaller
+    ((kind, arg),) = policy.items()
+    if kind == "latest":
+        if o[arg] is None or t[arg] is None or spark_order(o[arg], t[arg]) == 0:
+            return False, None
+        return True, o[c] if spark_order(o[arg], t[arg]) > 0 else t[c]
+    assert kind == "python" and callable(arg), policy
+    return True, arg(b[c] if b is not None else None, o[c], t[c])
+
+
+def _label(policy) -> str:
+    if isinstance(policy, str):
+        return policy
+    ((kind, arg),) = policy.items()
+    return f"{kind}:{arg if isinstance(arg, str) else f'{arg.__module__}.{arg.__name__}'}"
+
+
 def brute_force_merge(
     base_rows: Iterable,
     ours_rows: Iterable,
     theirs_rows: Iterable,
     key: list[str],
     columns: list[str],
+    resolve: Mapping | None = None,
 ) -> dict[tuple, MergeRow]:
     """Classify every key of base/ours/theirs per DESIGN.md "Three-way merge".
 
@@ -655,6 +704,12 @@ def brute_force_merge(
     - / o / t, o == t     convergent                 o
     - / o / t, o != t     conflict (insert_insert)   ours
     ====================  =========================  ===========================
+
+    With ``resolve`` (column -> 'ours' | 'theirs' | 'max' | 'min' | {'latest': COLUMN} |
+    {'python': callable}), an update_update or insert_insert conflict whose every conflicting cell
+    (update_update: changed on both sides to different values; insert_insert: different on the two
+    sides) a policy resolves is ``resolved``: its conflict_type kept, merged = the cell_merged row
+    (update_update) or ours (insert_insert) with the chosen values.
 
     "rows differ/equal" compares all ``columns`` with ``values_equal``. A cell_merged
     row may equal ours or theirs (e.g. theirs' changes are a subset of ours' agreeing
@@ -728,6 +783,29 @@ def brute_force_merge(
                 status, merged = "ours_only", project(o)
             else:
                 status, merged = "theirs_only", project(t)
+        resolutions: tuple = ()
+        if resolve and conflict in ("update_update", "insert_insert"):
+            cells = [
+                c
+                for c in columns
+                if not values_equal(o[c], t[c])
+                and (conflict == "insert_insert" or (c in oc and c in tc))
+            ]
+            chosen = {
+                c: _resolve_cell(resolve[c], c, b, o, t) if c in resolve else (False, None)
+                for c in cells
+            }
+            if cells and all(ok for ok, _ in chosen.values()):
+                status = "resolved"
+                if conflict == "update_update":
+                    merged = project(b)
+                    merged.update({k: o[k] for k in key})
+                    merged.update({c: t[c] for c in tc})
+                    merged.update({c: o[c] for c in oc})
+                else:
+                    merged = project(o)
+                merged.update({c: v for c, (_, v) in chosen.items()})
+                resolutions = tuple((c, _label(resolve[c]), v) for c, (_, v) in chosen.items())
         result[raw] = MergeRow(
             key=raw,
             status=status,
@@ -735,6 +813,7 @@ def brute_force_merge(
             ours_changed=oc,
             theirs_changed=tc,
             merged=merged,
+            resolutions=resolutions,
         )
     return result
 
@@ -742,8 +821,10 @@ def brute_force_merge(
 def merge_counts(result: Mapping[tuple, MergeRow]) -> dict:
     """Counts per status and per conflict type (shape of ``<name>__merge_summary``)."""
     statuses = Counter(r.status for r in result.values())
-    conflicts = Counter(r.conflict_type for r in result.values() if r.conflict_type)
+    conflicts = Counter(r.conflict_type for r in result.values() if r.status == "conflict")
     out = {s: statuses.get(s, 0) for s in MERGE_STATUSES}
+    if statuses.get("resolved"):
+        out["resolved"] = statuses["resolved"]
     out.update({c: conflicts.get(c, 0) for c in CONFLICT_TYPES})
     return out
 

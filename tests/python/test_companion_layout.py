@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dbt_table_diff",),  # dbt's plugin entry (`plugins`) and the version
     ("dbt_table_diff.cli",),  # the command line: scaffold, demo, report, preview
     ("dbt_table_diff.scaffold", "dbt_table_diff.report", "dbt_table_diff.plugin"),
-    ("dbt_table_diff.split", "dbt_table_diff.session_submission"),
+    ("dbt_table_diff.split", "dbt_table_diff.session_submission", "dbt_table_diff.merge_classify"),
     ("dbt_table_diff.spec", "dbt_table_diff._version"),
 )
 

@@ -7,7 +7,10 @@ in-process ``dbt build`` on the shared SparkSession; several merges share one bu
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
+import re
 import shutil
 
 import pytest
@@ -195,6 +198,17 @@ def hand_built(merge_project):
         [
             _opts("hand", leaf_count=64, constraints=("b is null or b != 90", "a != 'o'")),
             _opts("comp", key=("k1", "k2"), materialize_conflicts=False),
+            # The same merge classified in SQL (ADR 0040): the same rows in every output.
+            MergeOptions(
+                name="hands",
+                base="source('gen', 'hand_base')",
+                ours="source('gen', 'hand_ours')",
+                theirs="source('gen', 'hand_theirs')",
+                primary_key=("id",),
+                leaf_count=64,
+                constraints=("b is null or b != 90", "a != 'o'"),
+                classify="sql",
+            ),
             # The same hand tables on the pair's other layout: key ranges sampled from a side.
             MergeOptions(
                 name="handr",
@@ -238,6 +252,20 @@ def test_range_strategy_gives_the_hash_answers(hand_built):
     compiled = next((project.root / "target" / "compiled").rglob("handr__merge_candidates.sql"))
     sql = compiled.read_text()
     assert "ntile(16)" in sql and "td_ranges" in sql, sql[:2000]
+
+
+def test_sql_classification_gives_the_python_rows(hand_built):
+    """classify: sql (inline SQL) and python (the NAME__merge_classified model) write the same
+    rows in every output of the hand cases (ADR 0040), and only the Python one has the model."""
+
+    def rows(identifier):
+        return sorted((tuple(sorted(r.items())) for r in _table(hand_built, identifier)), key=repr)
+
+    for out in ("merge", "merged", "conflicts", "merge_violations", "merge_summary"):
+        assert rows(f"hands__{out}") == rows(f"hand__{out}"), out
+    run = hand_built.hand_run
+    assert run.status("hand__merge_classified") == "success", run.describe()
+    assert not (hand_built.root / "models" / "merges" / "hands__merge_classified.py").exists()
 
 
 def test_scaffold_merge_strategy_is_checked():
@@ -519,11 +547,17 @@ def test_scaffold_validation(tmp_path):
 
 
 def test_scaffold_writes_sql_models_only(tmp_path):
-    """ADR 0027: every model of a merge is SQL, materialised like the others; constraints and the
-    table filter reach the macros that use them."""
+    """ADR 0027: every model of a merge is SQL, materialised like the others, but the Python
+    classification (ADR 0040; none with classify sql); constraints and the table filter reach
+    the macros that use them."""
     opts = _opts("m", constraints=("b >= 0",), table_filter="id > 0 -- live rows")
     files = render_merge(opts)
-    assert not [f for f in files if f.endswith(".py")], sorted(files)
+    assert [f for f in files if f.endswith(".py")] == ["m__merge_classified.py"]
+    assert "candidates=ref('m__merge_classified')" in files["m__merge_summary.sql"]
+    sql_files = render_merge(dataclasses.replace(opts, classify="sql"))
+    assert not [f for f in sql_files if f.endswith(".py")], sorted(sql_files)
+    assert "candidates=ref('m__merge_candidates')" in sql_files["m__merge_summary.sql"]
+    files = sql_files
     calls = {
         "m__merge.sql": "table_diff.merge_rows(",
         "m__merged.sql": "table_diff.merged_rows(",
@@ -547,9 +581,21 @@ def test_scaffold_replaces_the_former_python_models(tmp_path):
         (tmp_path / f"m__{m}.py").write_text("def model(dbt, session): ...\n")
     with pytest.raises(ScaffoldError, match=r"m__merge\.py.*Python models of an earlier version"):
         write_merge(_opts("m"), tmp_path)
-    write_merge(_opts("m"), tmp_path, force=True)
+    write_merge(_opts("m", classify="sql"), tmp_path, force=True)
     assert not list(tmp_path.glob("*.py"))
     assert (tmp_path / "m__merge_summary.sql").exists()
+
+
+def test_scaffold_switches_the_classification(tmp_path):
+    """--classify python writes NAME__merge_classified.py; scaffolding the merge again with
+    --classify sql must remove it (a stray Python model fails on thrift): it counts as a file to
+    overwrite."""
+    write_merge(_opts("m"), tmp_path)
+    assert (tmp_path / "m__merge_classified.py").exists()
+    with pytest.raises(ScaffoldError, match=r"m__merge_classified\.py.*--classify sql"):
+        write_merge(_opts("m", classify="sql"), tmp_path)
+    write_merge(_opts("m", classify="sql"), tmp_path, force=True)
+    assert not (tmp_path / "m__merge_classified.py").exists()
 
 
 # --------------------------------------------------------------------------------------
@@ -561,17 +607,32 @@ def _row_canon(names, row: dict) -> tuple:
     return tuple(canonical_value(row[n]) for n in names)
 
 
-def _check_against_oracle(project, i: int, tw) -> None:
+def _oracle_resolve(resolve: dict) -> dict:
+    """The scaffold's policies for the oracle: a `python` policy's dotted path as its function."""
+    out = {}
+    for col, policy in resolve.items():
+        if isinstance(policy, dict) and "python" in policy:
+            module, _, name = policy["python"].rpartition(".")
+            policy = {"python": getattr(importlib.import_module(module), name)}
+        out[col] = policy
+    return out
+
+
+def _check_against_oracle(project, name: str, tw, resolve: dict | None = None) -> int:
+    """Check merge `name` against the oracle; returns the number of keys resolved by policies."""
     spec = tw.spec
     key, cols = spec.key_names, spec.value_names
-    expected = brute_force_merge(tw.base, tw.ours, tw.theirs, key, cols)
-    where = f"merge p{i} (plan={tw.plan})"
+    expected = brute_force_merge(
+        tw.base, tw.ours, tw.theirs, key, cols, _oracle_resolve(resolve or {})
+    )
+    where = f"merge {name} (plan={tw.plan}, resolve={resolve})"
+    i = name
 
     def conv(d: dict) -> dict:
         return {k: _from_spark_value(v) for k, v in d.items()}
 
     got = {}
-    for r in _table(project, f"p{i}__merge"):
+    for r in _table(project, f"{i}__merge"):
         r = conv(r)
         ck = canonical_key(tuple(r[k] for k in key))
         assert ck not in got, f"{where}: key {ck} twice"
@@ -589,20 +650,23 @@ def _check_against_oracle(project, i: int, tw) -> None:
     assert got == want, where
 
     names = key + cols
-    merged = sorted(_row_canon(names, conv(r)) for r in _table(project, f"p{i}__merged"))
+    merged = sorted(_row_canon(names, conv(r)) for r in _table(project, f"{i}__merged"))
     want_merged = sorted(
         _row_canon(names, m.merged) for m in expected.values() if m.merged is not None
     )
     assert merged == want_merged, where
 
     got_conf = {}
-    for r in _table(project, f"p{i}__conflicts"):
+    for r in _table(project, f"{i}__conflicts"):
+        assert ("resolutions" in r) == bool(resolve), f"{where}: resolutions column"
+        cells = tuple((x["column_name"], x["policy"]) for x in r.get("resolutions") or ())
         r = conv(r)
         got_conf[canonical_key(tuple(r[k] for k in key))] = (
             r["conflict_type"],
             tuple(
                 canonical_value(r[f"{s}__{c}"]) for c in cols for s in ("base", "ours", "theirs")
             ),
+            cells,
         )
     sides = {
         s: {canonical_key(tuple(r[k] for k in key)): r for r in rows}
@@ -610,21 +674,27 @@ def _check_against_oracle(project, i: int, tw) -> None:
     }
     want_conf = {}
     for m in expected.values():
-        if m.status == "conflict":
+        if m.status in ("conflict", "resolved"):
             ck = canonical_key(m.key)
             vals = []
             for c in cols:
                 for s in ("base", "ours", "theirs"):
                     r = sides[s].get(ck)
                     vals.append(canonical_value(r[c] if r is not None else None))
-            want_conf[ck] = (m.conflict_type, tuple(vals))
+            cells = tuple((c, label) for c, label, _ in m.resolutions)
+            want_conf[ck] = (m.conflict_type, tuple(vals), cells)
     assert got_conf == want_conf, where
 
-    s = _table(project, f"p{i}__merge_summary")[0]
+    s = _table(project, f"{i}__merge_summary")[0]
     counts = merge_counts(expected)
+    if resolve:
+        counts.setdefault("resolved", 0)
+        cells = sum(len(m.resolutions) for m in expected.values())
+        assert s["resolved_cells"] == cells, f"{where}: resolved_cells"
     for name, n in counts.items():
         if name != "unchanged":
             assert s[name] == n, f"{where}: {name}"
+    return counts.get("resolved", 0)
 
 
 def _force_ansi(monkeypatch, enabled: bool) -> None:
@@ -650,9 +720,28 @@ FETCH_PATHS = [
 ]
 
 
+@st.composite
+def _policies(draw, columns: list[str]) -> dict:
+    """Random resolution policies for some of `columns` (none at times)."""
+    out = {}
+    for c in columns:
+        if draw(st.integers(0, 2)) == 0:
+            continue
+        kind = draw(st.sampled_from(["ours", "theirs", "max", "min", "latest", "python"]))
+        if kind == "latest":
+            out[c] = {"latest": draw(st.sampled_from(columns))}
+        elif kind == "python":
+            out[c] = {"python": "merge_resolvers.pick"}
+        else:
+            out[c] = kind
+    return out
+
+
 @pytest.mark.slow
 def test_merge_matches_oracle(merge_project, monkeypatch):
-    """Random triples under ANSI on (the hand-written cases run with dbt-spark's ANSI off)."""
+    """Random triples under ANSI on (the hand-written cases run with dbt-spark's ANSI off), each
+    merged twice in one build: classified in Python with random resolution policies (p<i>) and
+    in SQL (s<i>), both against the same oracle (ADR 0040)."""
     project = merge_project
     _force_ansi(monkeypatch, True)
     probe = {"merge_ansi_probe.sql": "select '${spark.sql.ansi.enabled}' as ansi\n"}
@@ -669,22 +758,35 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
             st.sampled_from(["hash", "range"]), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
         ),
         fetch=st.sampled_from(FETCH_PATHS),
+        data=st.data(),
     )
-    def check(batch, leaves, strategies, fetch):
-        tables, merges = [], []
+    def check(batch, leaves, strategies, fetch, data):
+        tables, merges, resolves = [], [], []
         for i, tw in enumerate(batch):
             for side, rows in (("base", tw.base), ("ours", tw.ours), ("theirs", tw.theirs)):
                 write_table(project.spark, tw.spec, rows, f"`{project.schema}`.`p{i}_{side}`")
                 tables.append(f"p{i}_{side}")
-            merges.append(
-                _opts(f"p{i}", key=tw.spec.key_names, leaf_count=leaves, strategy=strategies[i])
+            resolves.append(data.draw(_policies(tw.spec.value_names), label=f"resolve p{i}"))
+            common = dict(
+                base=f"source('gen', 'p{i}_base')",
+                ours=f"source('gen', 'p{i}_ours')",
+                theirs=f"source('gen', 'p{i}_theirs')",
+                primary_key=tuple(tw.spec.key_names),
+                leaf_count=leaves,
+                strategy=strategies[i],
             )
+            merges.append(MergeOptions(name=f"p{i}", resolve=resolves[i], **common))
+            merges.append(MergeOptions(name=f"s{i}", classify="sql", **common))
         _build(project, merges, tables, extra=probe, dbt_vars=fetch)
         assert project.rows("merge_ansi_probe") == [("true",)]
         for i, tw in enumerate(batch):
-            _check_against_oracle(project, i, tw)
+            resolved.append(_check_against_oracle(project, f"p{i}", tw, resolves[i]))
+            _check_against_oracle(project, f"s{i}", tw)
 
+    resolved: list[int] = []
     check()
+    # the policies were exercised: about nine resolved keys are expected over the examples
+    assert sum(resolved) > 0, resolved
 
 
 def test_candidates_read_each_side_twice(hand_built):
@@ -708,3 +810,320 @@ def test_no_merge_conflicts_generic_test(hand_built):
     assert run.status("hand__no_merge_conflicts") == "warn", run.describe()
     assert run.node("hand__no_merge_conflicts").failures == 6
     assert run.status("comp__no_merge_conflicts") == "pass", run.describe()
+
+
+# --------------------------------------------------------------------------------------
+# Conflict resolution policies (classify: python, ADR 0040): one hand case per policy and
+# per NULL / tie rule, and every error, in one build.
+# --------------------------------------------------------------------------------------
+
+POLICY_DDL = "id int, a string, n decimal(10,2), m double, ts timestamp, u string, f string, w int"
+POLICY_RESOLVE = {
+    "a": "theirs",
+    "n": "max",
+    "m": "min",
+    "ts": "max",
+    "u": {"latest": "ts"},
+    "f": {"python": "merge_resolvers.joined"},
+}
+T1, T2, T3 = (
+    "timestamp'2024-01-01 00:00:00'",
+    "timestamp'2024-01-02 00:00:00'",
+    ("timestamp'2024-01-03 00:00:00'"),
+)
+PB = f"'x', 1.00, 1.5, {T1}, 'u', 'f', 1"  # the base row of every updated key
+
+
+def _prow(**kw) -> str:
+    """A row of the policy tables: the base values with the given cells changed (SQL literals)."""
+    vals = dict(zip(("a", "n", "m", "ts", "u", "f", "w"), PB.split(", "), strict=True))
+    vals.update(kw)
+    return ", ".join(vals.values())
+
+
+# id: (base, ours, theirs) as SQL value lists or None; expected (status, conflict_type, merged
+# cells that differ from base {column: python value}, resolutions [(column, policy, base, ours,
+# theirs, chosen)])
+POLICY_CASES = {
+    1: (
+        PB,
+        _prow(a="'o'"),
+        _prow(a="'t'"),
+        ("resolved", "update_update", {"a": "t"}, [("a", "theirs", "x", "o", "t", "t")]),
+    ),
+    2: (
+        PB,
+        _prow(n="2.50"),
+        _prow(n="3.25"),
+        (
+            "resolved",
+            "update_update",
+            {"n": "3.25"},
+            [("n", "max", "1.00", "2.50", "3.25", "3.25")],
+        ),
+    ),
+    # max ignores a NULL
+    3: (
+        PB,
+        _prow(n="null"),
+        _prow(n="0.50"),
+        ("resolved", "update_update", {"n": "0.50"}, [("n", "max", "1.00", None, "0.50", "0.50")]),
+    ),
+    4: (
+        PB,
+        _prow(m="-2.0"),
+        _prow(m="7.25"),
+        ("resolved", "update_update", {"m": -2.0}, [("m", "min", "1.5", "-2.0", "7.25", "-2.0")]),
+    ),
+    # latest by ts: theirs is later; ts itself conflicts and resolves by max
+    5: (
+        PB,
+        _prow(u="'uo'", ts=T2),
+        _prow(u="'ut'", ts=T3),
+        (
+            "resolved",
+            "update_update",
+            {"u": "ut", "ts": "2024-01-03 00:00:00"},
+            [
+                (
+                    "ts",
+                    "max",
+                    "2024-01-01 00:00:00",
+                    "2024-01-02 00:00:00",
+                    "2024-01-03 00:00:00",
+                    "2024-01-03 00:00:00",
+                ),
+                ("u", "latest:ts", "u", "uo", "ut", "ut"),
+            ],
+        ),
+    ),
+    # latest with equal ordering values: a tie stays a conflict (ours kept)
+    6: (
+        PB,
+        _prow(u="'uo'", ts=T2),
+        _prow(u="'ut'", ts=T2),
+        ("conflict", "update_update", {"u": "uo", "ts": "2024-01-02 00:00:00"}, []),
+    ),
+    # latest with a NULL ordering value on a side: a conflict
+    7: (
+        PB,
+        _prow(u="'uo'", ts="null"),
+        _prow(u="'ut'", ts=T3),
+        ("conflict", "update_update", {"u": "uo", "ts": None}, []),
+    ),
+    # one conflicting cell without a policy (w): the key stays a conflict, ours kept whole
+    8: (
+        PB,
+        _prow(a="'o'", w="8"),
+        _prow(a="'t'", w="9"),
+        ("conflict", "update_update", {"a": "o", "w": 8}, []),
+    ),
+    # a user's function, called on the driver as f(base, ours, theirs)
+    9: (
+        PB,
+        _prow(f="'fo'"),
+        _prow(f="'日本'"),
+        (
+            "resolved",
+            "update_update",
+            {"f": "f|fo|日本"},
+            [("f", "python:merge_resolvers.joined", "f", "fo", "日本", "f|fo|日本")],
+        ),
+    ),
+    # insert_insert: the differing cells resolved, base None for the function
+    10: (
+        None,
+        _prow(a="'io'", f="'é'"),
+        _prow(a="'it'", f="'e'"),
+        (
+            "resolved",
+            "insert_insert",
+            {"a": "it", "f": "None|é|e"},
+            [
+                ("a", "theirs", None, "io", "it", "it"),
+                ("f", "python:merge_resolvers.joined", None, "é", "e", "None|é|e"),
+            ],
+        ),
+    ),
+    # a row conflict (update_delete) is not a cell's: policies do not apply
+    11: (PB, _prow(a="'o'"), None, ("conflict", "update_delete", {"a": "o"}, [])),
+    # different cells changed: cell_merged, no policy involved
+    12: (PB, _prow(a="'o'"), _prow(n="9.00"), ("cell_merged", None, {"a": "o", "n": "9.00"}, [])),
+    # a cell changed alike on both sides next to a resolved one: the agreed value kept
+    13: (
+        PB,
+        _prow(a="'o'", w="5"),
+        _prow(a="'t'", w="5"),
+        ("resolved", "update_update", {"a": "t", "w": 5}, [("a", "theirs", "x", "o", "t", "t")]),
+    ),
+}
+
+# Merges that must fail at run time, each with the text its error names (every error table's key
+# conflicts in a and w).
+POLICY_ERRORS = {
+    "pe_col": (
+        {"nope": "max"},
+        "merge 'pe_col': resolve policy 'max' of column 'nope': column "
+        "'nope' is not a merged column of the candidates",
+    ),
+    "pe_order": (
+        {"a": {"latest": "zzz"}},
+        "resolve policy 'latest:zzz' of column 'a': ordering column 'zzz' is not a merged column",
+    ),
+    "pe_import": (
+        {"a": {"python": "no_such_module_td.pick"}},
+        "cannot import module 'no_such_module_td' on the driver",
+    ),
+    "pe_attr": (
+        {"a": {"python": "merge_resolvers.nothing"}},
+        "module 'merge_resolvers' has no function 'nothing'",
+    ),
+    "pe_raise": (
+        {"a": {"python": "merge_resolvers.boom"}, "w": "max"},
+        "of column 'a' raised RuntimeError: cannot choose between 'o' and 't'",
+    ),
+    "pe_type": (
+        {"w": {"python": "merge_resolvers.wrong_type"}, "a": "ours"},
+        "returned a value that does not fit the column's type",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def policy_built(merge_project):
+    project = merge_project
+    for i, side in enumerate(("base", "ours", "theirs")):
+        rows = [f"({k}, {v[i]})" for k, v in POLICY_CASES.items() if v[i] is not None]
+        rows += [f"({j}, {_prow(a=repr(f'r{j}'))})" for j in range(100, 140)]
+        _sql_table(project, f"pol_{side}", POLICY_DDL, rows)
+        err = {"base": "(1, 'x', 1)", "ours": "(1, 'o', 2)", "theirs": "(1, 't', 3)"}[side]
+        for name in POLICY_ERRORS:
+            _sql_table(project, f"{name}_{side}", "id int, a string, w int", [err])
+    tables = [f"{n}_{s}" for n in ("pol", *POLICY_ERRORS) for s in ("base", "ours", "theirs")]
+    merges = [_opts("pol", resolve=POLICY_RESOLVE, leaf_count=8)]
+    merges += [_opts(n, resolve=r) for n, (r, _) in POLICY_ERRORS.items()]
+    project.policy_run = _build(project, merges, tables, expect_success=False)
+    return project
+
+
+def test_policy_hand_cases(policy_built):
+    p = policy_built
+    run = p.policy_run
+    assert run.status("pol__merge_summary") == "success", run.describe()
+    got = {r["id"]: r for r in _table(p, "pol__merge")}
+    for k, (_, _, _, (status, conflict, _, _)) in POLICY_CASES.items():
+        assert (got[k]["merge_status"], got[k]["conflict_type"]) == (status, conflict), k
+    base = {
+        "a": "x",
+        "n": "1.00",
+        "m": 1.5,
+        "ts": "2024-01-01 00:00:00",
+        "u": "u",
+        "f": "f",
+        "w": 1,
+    }
+
+    def text(v):
+        return str(v) if v is not None and not isinstance(v, (int, float)) else v
+
+    merged = {r["id"]: r for r in _table(p, "pol__merged")}
+    for k, (b, _o, _, (_, _, cells, _)) in POLICY_CASES.items():
+        want = dict(base if b is not None else {}, **cells)
+        row = {c: text(v) for c, v in merged[k].items() if c != "id"}
+        if b is None:  # an insert: compare only the cells given
+            row = {c: row[c] for c in want}
+        assert row == want, k
+    conflicts = {r["id"]: r for r in _table(p, "pol__conflicts")}
+    want_ids = {k for k, v in POLICY_CASES.items() if v[3][0] in ("conflict", "resolved")}
+    assert set(conflicts) == want_ids
+    for k in want_ids:
+        status, _, _, records = POLICY_CASES[k][3]
+        r = conflicts[k]
+        assert r["resolved"] is (status == "resolved"), k
+        got_records = [
+            (x["column_name"], x["policy"], x["base"], x["ours"], x["theirs"], x["chosen"])
+            for x in r["resolutions"]
+        ]
+        assert got_records == records, k
+    s = _table(p, "pol__merge_summary")[0]
+    resolved = [k for k, v in POLICY_CASES.items() if v[3][0] == "resolved"]
+    assert (s["resolved"], s["conflict"], s["update_update"], s["update_delete"]) == (
+        len(resolved),
+        4,
+        3,
+        1,
+    )
+    assert s["resolved_cells"] == sum(len(POLICY_CASES[k][3][3]) for k in resolved)
+    assert s["changed_keys"] == len(POLICY_CASES) and s["is_clean"] is False
+    # the no_merge_conflicts test counts what is left in conflict, not what a policy resolved
+    assert run.node("pol__no_merge_conflicts").failures == 4
+
+
+def test_policy_errors_name_the_merge_the_column_and_the_fix(policy_built):
+    run = policy_built.policy_run
+    log = run.log
+    for name, (_, text) in POLICY_ERRORS.items():
+        assert run.status(f"{name}__merge_classified") == "error", run.describe()
+        assert text in log, (name, text)
+    assert "Install it where dbt runs" in log and "Fix the function" in log
+
+
+def test_policy_scaffold_checks():
+    """Policies are a Python-classification feature: refused with classify sql, naming the merge,
+    the column and the fix; a bad shape or a key column is refused before any file is written."""
+    with pytest.raises(ScaffoldError) as err:
+        render_merge(_opts("m", classify="sql", resolve={"amount": "max"}))
+    msg = str(err.value)
+    assert "merge 'm'" in msg and "amount" in msg and "--classify python" in msg
+    assert "drop the policy of column 'amount'" in msg
+    for bad, text in (
+        ({"a": "newest"}, "invalid resolve policy for column 'a': 'newest'"),
+        ({"a": {"latest": ""}}, "invalid resolve policy for column 'a'"),
+        ({"a": {"python": "nodots"}}, "Expected a dotted import path"),
+        ({"a": "max", "A": "min"}, "the column has a policy already"),
+        ({"id": "max"}, "'id' is a key column"),
+        ({"a": {"latest": "id"}}, "'id' is a key column"),
+    ):
+        with pytest.raises(ScaffoldError, match=re.escape(text)):
+            render_merge(_opts("m", resolve=bad))
+    with pytest.raises(ScaffoldError, match="invalid --classify 'spark'"):
+        render_merge(_opts("m", classify="spark"))
+    files = render_merge(_opts("m", resolve={"a": {"latest": "ts"}, "b": "max"}))
+    model = files["m__merge_classified.py"]
+    assert "resolve={'a': {'latest': 'ts'}, 'b': 'max'}" in model
+    assert "from dbt_table_diff.merge_classify import classify" in model
+    assert "resolved_cells" in files["_m__merge_models.yml"]
+
+
+def test_policy_cli_flags(tmp_path):
+    from dbt_table_diff.cli import main
+
+    args = ["scaffold", "merge", "m", "--base", "ref('b')", "--ours", "ref('o')"]
+    args += ["--theirs", "ref('t')", "--primary-key", "id", "--dir", str(tmp_path)]
+    pol = ["--resolve", "a:latest=ts", "--resolve", "b:python=pkg.mod.fn", "--resolve", "c:min"]
+    assert main(args + pol) == 0
+    text = (tmp_path / "m__merge_classified.py").read_text()
+    assert "{'a': {'latest': 'ts'}, 'b': {'python': 'pkg.mod.fn'}, 'c': 'min'}" in text
+    assert main(args + ["--classify", "sql", "--resolve", "a:max", "--force"]) == 2
+    assert main(args + ["--resolve", "a", "--force"]) == 2
+
+
+def test_python_status_rules_are_the_macros_text():
+    """The status rules exist twice (ADR 0040): the macro `_merge_classified` and the Python
+    classification's expressions. Both are Spark SQL; they must be the same text (whitespace
+    aside), so that a rule changed in one place fails here before any build."""
+    from pathlib import Path
+
+    from dbt_table_diff import merge_classify
+
+    macro = (Path(__file__).resolve().parents[2] / "macros/merge/_merge_outputs.sql").read_text()
+
+    def norm(text: str) -> str:
+        return " ".join(text.split())
+
+    for expr in (
+        merge_classify.STATUS_SQL,
+        merge_classify.CONFLICT_TYPE_SQL,
+        merge_classify.MERGED_FROM_SQL,
+    ):
+        assert norm(expr) in norm(macro), expr

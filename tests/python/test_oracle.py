@@ -1091,3 +1091,53 @@ def test_spark_parquet_preserves_the_diff(_oracle_spark, _oracle_db, pair):
     got = O.brute_force_diff(src, tgt, spec.key_names, spec.value_names)
     assert got.canonical() == expected.canonical()
     assert got.counts() == expected.counts()
+
+
+# --------------------------------------------------------------------------------------
+# brute_force_merge with resolution policies (ADR 0040)
+# --------------------------------------------------------------------------------------
+
+
+def test_spark_order_puts_nan_above_numbers_and_equates_signed_zeros():
+    nan = float("nan")
+    assert O.spark_order(nan, 1e308) == 1 and O.spark_order(1.0, nan) == -1
+    assert O.spark_order(nan, nan) == 0 and O.spark_order(-0.0, 0.0) == 0
+    assert O.spark_order("é", "z") == 1  # code point, as UTF-8 bytes
+    assert O.spark_order(b"\x80", b"\x7f") == 1  # unsigned bytes
+
+
+def test_merge_policies_resolve_by_definition():
+    K, C = ["id"], ["a", "n", "ts"]
+
+    def m(i, a, n, ts):
+        return {"id": i, "a": a, "n": n, "ts": ts}
+
+    base = [m(1, "x", 1, 1), m(2, "x", 1, 1), m(3, "x", 1, 1), m(4, "x", 1, 1)]
+    ours = [m(1, "o", 5, 2), m(2, "o", None, 3), m(3, "o", 1, 2), m(4, "o", 7, 1), m(5, "i", 1, 1)]
+    theirs = [m(1, "t", 9, 3), m(2, "t", 4, 3), m(3, "t", 1, None), m(4, "x", 8, 1)]
+    theirs.append(m(5, "j", 2, 1))
+    resolve = {"a": {"latest": "ts"}, "n": "max", "ts": "min"}
+    res = O.brute_force_merge(base, ours, theirs, K, C, resolve)
+    # 1: every conflicting cell resolved: a by the later ts (theirs), n max, ts min
+    assert res[(1,)].status == "resolved" and res[(1,)].conflict_type == "update_update"
+    assert res[(1,)].merged == m(1, "t", 9, 2)
+    assert [c for c, _, _ in res[(1,)].resolutions] == ["a", "n", "ts"]
+    assert res[(1,)].resolutions[0][1] == "latest:ts"
+    # 2: equal ts: latest leaves a unresolved, the key a conflict with ours kept
+    assert (res[(2,)].status, res[(2,)].merged) == ("conflict", m(2, "o", None, 3))
+    # 3: theirs' ts NULL: a unresolved (ts itself resolves by min, ignoring the NULL)
+    assert res[(3,)].status == "conflict" and res[(3,)].resolutions == ()
+    # 4: a changed by ours only, n by both: n max, a from ours
+    assert (res[(4,)].status, res[(4,)].merged) == ("resolved", m(4, "o", 8, 1))
+    # 5: insert_insert: a by latest (ts equal: unresolved) -> conflict
+    assert res[(5,)].status == "conflict" and res[(5,)].conflict_type == "insert_insert"
+    fn = O.brute_force_merge(
+        base,
+        ours,
+        theirs,
+        K,
+        C,
+        {"a": {"python": lambda b, o, t: f"{b}{o}{t}"}, "n": "ours", "ts": "theirs"},
+    )
+    assert fn[(5,)].status == "resolved" and fn[(5,)].merged == m(5, "Noneij", 1, 1)
+    assert O.merge_counts(fn)["resolved"] == 5 and O.merge_counts(fn)["conflict"] == 0

@@ -253,4 +253,7 @@ def test_cli_scaffolds_a_merge(tmp_path):
     written = sorted(p.name for p in tmp_path.iterdir())
     assert "m__merge.sql" in written and "m__merge_summary.sql" in written
     assert "m__merged.sql" in written and "m__conflicts.sql" in written
-    assert not [name for name in written if name.endswith(".py")], written
+    # the classification is the one Python model (ADR 0040); --classify sql writes none
+    assert [name for name in written if name.endswith(".py")] == ["m__merge_classified.py"]
+    assert main(args + ["--classify", "sql", "--force"]) == 0
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".py")]

@@ -423,12 +423,17 @@ def test_session_helper_rejects_non_session_credentials():
             "`table-diff scaffold pair orders_diff ... --split sql --force`",
         ),
         ("orders_merge__merged", "`table-diff scaffold merge orders_merge ... --force`"),
+        (
+            "orders_merge__merge_classified",
+            "`table-diff scaffold merge orders_merge ... --classify sql --force`",
+        ),
     ],
 )
 def test_a_pairs_python_split_on_thrift_names_split_sql(name, fix):
     """ADR 0025: on a thrift target, the split step's Python model fails (dbt-spark's default
     would ask for a Databricks cluster_id) with the SQL split as the way out; a merge model left
-    from when the merge was Python (ADR 0027), with the scaffold that rewrites it in SQL."""
+    from when the merge was Python (ADR 0027), with the scaffold that rewrites it in SQL; a
+    merge's Python classification (ADR 0040), with --classify sql."""
     from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
 
     credentials = SparkCredentials(

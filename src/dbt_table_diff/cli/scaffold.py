@@ -10,6 +10,7 @@ from dbt_table_diff.scaffold.args import (
     ScaffoldError,
     parse_column_map,
     parse_normalize,
+    parse_resolve,
     parse_tolerance,
 )
 from dbt_table_diff.scaffold.merge import MergeOptions, write_merge
@@ -139,6 +140,11 @@ def add(sub) -> None:
     merge.add_argument("--on-schema-conflict", choices=["error", "report"], default="error")
     merge.add_argument("--constraint", action="append", default=[], help="SQL check on merged rows")
     merge.add_argument("--no-materialize-conflicts", action="store_true", help="no conflicts table")
+    _add_flag(merge, BY_NAME["classify"])
+    resolve = BY_NAME["resolve"]
+    merge.add_argument(
+        resolve.flag, action="append", default=[], metavar=resolve.metavar, help=resolve.help
+    )
     merge.add_argument("--dir", default="models/table_diff", help="where to write")
     merge.add_argument("--force", action="store_true", help="overwrite existing files")
 
@@ -184,6 +190,8 @@ def _scaffold_merge(args) -> int:
         on_schema_conflict=args.on_schema_conflict,
         constraints=tuple(args.constraint),
         materialize_conflicts=not args.no_materialize_conflicts,
+        classify=args.classify,
+        resolve=parse_resolve(args.resolve),
     )
     for path in write_merge(opts, Path(args.dir), force=args.force):
         print(f"wrote {path}")

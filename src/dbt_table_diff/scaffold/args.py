@@ -1,5 +1,5 @@
-"""The scaffold's option parsers (``--normalize``, ``--column-map``, ``--tolerance``) and its
-error type, which every check of the scaffold raises."""
+"""The scaffold's option parsers (``--normalize``, ``--column-map``, ``--tolerance``,
+``--resolve``) and its error type, which every check of the scaffold raises."""
 
 from __future__ import annotations
 
@@ -88,3 +88,24 @@ def parse_tolerance(items: list[str]) -> dict[str, dict[str, Any]]:
             raise ScaffoldError(f"invalid --tolerance '{item}'. Expected a number > 0.")
         rules[col] = {kind: value}
     return rules
+
+
+def parse_resolve(items: list[str]) -> dict[str, Any]:
+    """``['amount:max', 'price:latest=updated_at', 'note:python=pkg.mod.pick']`` ->
+    ``{'amount': 'max', 'price': {'latest': 'updated_at'}, 'note': {'python': 'pkg.mod.pick'}}``
+    (the shape of each policy is checked by the merge's validation)."""
+    policies: dict[str, Any] = {}
+    for item in items:
+        col, sep, rule = item.partition(":")
+        kind, eq, arg = rule.partition("=")
+        col, kind, arg = col.strip(), kind.strip(), arg.strip()
+        if not sep or not col or not kind or (eq and not arg):
+            raise ScaffoldError(
+                f"invalid --resolve '{item}'. Expected COLUMN:POLICY with POLICY one of ours, "
+                "theirs, max, min, latest=ORDER_COLUMN, python=PKG.MODULE.FUNCTION. Example: "
+                "--resolve amount:latest=updated_at"
+            )
+        if col.lower() in {c.lower() for c in policies}:
+            raise ScaffoldError(f"invalid --resolve '{item}': {col} has a policy already.")
+        policies[col] = {kind: arg} if eq else kind
+    return policies

@@ -5,6 +5,10 @@ Models (NAME = the merge's prefix):
 * ``NAME__merge_schema`` (SQL): the schema phase, one row per column; fails the build on a schema
   conflict unless ``on_schema_conflict='report'``.
 * ``NAME__merge_candidates`` (SQL): rows of the keys of leaves that changed on either side.
+* ``NAME__merge_classified`` (Python, ``dbt_table_diff.merge_classify.classify``; with
+  ``classify='python'``, the default): the candidates classified, conflicting cells resolved by
+  the ``resolve`` policies (ADR 0040). With ``classify='sql'`` there is no such model: every
+  output classifies the candidates inline (``_merge_classified``), as before.
 * ``NAME__merge`` (SQL, ``table_diff.merge_rows``): one row per changed key with merge_status /
   conflict_type.
 * ``NAME__merged`` (SQL, ``table_diff.merged_rows``): the merged table.
@@ -14,7 +18,8 @@ Models (NAME = the merge's prefix):
 * ``NAME__merge_summary`` (SQL, ``table_diff.merge_summary``): one row of counts, computed from the
   candidates.
 
-Every model is SQL (ADR 0027), so a merge runs on any dbt-spark target, the Thrift Server too.
+Every model but the classified one is SQL (ADR 0027); with ``classify='sql'`` every one is, so a
+merge runs on any dbt-spark target, the Thrift Server too.
 """
 
 from __future__ import annotations
@@ -23,11 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dbt_table_diff.merge_classify import PolicyError, parse_policies
 from dbt_table_diff.scaffold.args import ScaffoldError
 from dbt_table_diff.scaffold.files import MATERIALIZATION, jinja_literal, write_files
 from dbt_table_diff.scaffold.options import NAME, RELATION_EXPR
+from dbt_table_diff.scaffold.schema import BY_NAME
 
 ON_SCHEMA_CONFLICT = ("error", "report")
+CLASSIFY = BY_NAME["classify"]
 STRATEGIES = ("hash", "range")
 
 
@@ -47,6 +55,11 @@ class MergeOptions:
     on_schema_conflict: str = "error"
     constraints: tuple[str, ...] = ()
     materialize_conflicts: bool = True
+    # The classification: a Python model (default; takes `resolve`) or inline SQL (ADR 0040).
+    classify: str = "python"
+    # Column -> conflict resolution policy ('ours', 'theirs', 'max', 'min', {'latest': COLUMN},
+    # {'python': 'pkg.module.function'}); classify 'python' only.
+    resolve: dict[str, Any] = field(default_factory=dict)
 
 
 def validate_merge(opts: MergeOptions) -> None:
@@ -75,6 +88,28 @@ def validate_merge(opts: MergeOptions) -> None:
         raise ScaffoldError(
             f"invalid --on-schema-conflict '{opts.on_schema_conflict}'. Expected error or report."
         )
+    if opts.classify not in CLASSIFY.choices:
+        raise ScaffoldError(f"invalid --classify '{opts.classify}'. Expected {CLASSIFY.expected}.")
+    try:
+        policies = parse_policies(opts.name, opts.resolve)
+    except PolicyError as exc:
+        raise ScaffoldError(f"invalid --resolve: {exc}") from exc
+    if policies and opts.classify == "sql":
+        p = policies[0]
+        raise ScaffoldError(
+            f"merge '{opts.name}': --resolve {p.column}:{p.label} needs the Python "
+            "classification: SQL cannot run a resolution policy. Scaffold with --classify "
+            f"python (the default; not on the Spark Thrift Server), or drop the policy of "
+            f"column '{p.column}'."
+        )
+    keys = {k.lower() for k in opts.primary_key}
+    for p in policies:
+        if p.column.lower() in keys or (p.kind == "latest" and p.arg.lower() in keys):
+            raise ScaffoldError(
+                f"merge '{opts.name}': invalid --resolve {p.column}:{p.label}: "
+                f"'{p.arg if p.column.lower() not in keys else p.column}' is a key column. "
+                "Keys never conflict; name a merged column."
+            )
     for c in opts.constraints:
         if not isinstance(c, str) or not c.strip():
             raise ScaffoldError(
@@ -119,7 +154,9 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
     def model(doc: str, macro: str, kwargs: list[tuple[str, str]]) -> str:
         return header + f"-- {doc}.\n" + call(macro, kwargs)
 
-    cand = ("candidates", f"ref('{n}__merge_candidates')")
+    python = opts.classify == "python"
+    # The outputs read the classified model (Python) or classify the candidates inline (SQL).
+    cand = ("candidates", f"ref('{n}__merge_{'classified' if python else 'candidates'}')")
     schema = ("schema", f"ref('{n}__merge_schema')")
     constraints = (
         [("constraints", jinja_literal(list(opts.constraints)))] if opts.constraints else []
@@ -150,6 +187,8 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
         ),
         f"_{n}__merge_models.yml": _properties_yml(opts),
     }
+    if python:
+        files[f"{n}__merge_classified.py"] = _classified_model(opts)
     if opts.materialize_conflicts:
         files[f"{n}__conflicts.sql"] = model(
             "Conflicting keys with every side's values", "merge_conflicts", [cand]
@@ -157,16 +196,64 @@ def render_merge(opts: MergeOptions) -> dict[str, str]:
     return files
 
 
+def _classified_model(opts: MergeOptions) -> str:
+    n = opts.name
+    resolve = f"        resolve={opts.resolve!r},\n" if opts.resolve else ""
+    return (
+        f'"""table_diff merge \'{n}\': the classification of its candidates (written by '
+        "`table-diff scaffold merge`).\n\n"
+        "A Python model: dbt-spark method session (with dbt-table-diff) or Databricks. For the "
+        "Spark\nThrift Server, scaffold the merge with --classify sql (no --resolve there).\n"
+        '"""\n\n\n'
+        "def model(dbt, session):\n"
+        f'    dbt.config(materialized="{MATERIALIZATION}")\n'
+        "    from dbt_table_diff.merge_classify import classify\n\n"
+        "    return classify(\n"
+        f'        session,\n        dbt.ref("{n}__merge_candidates"),\n        merge="{n}",\n'
+        f"{resolve}    )\n"
+    )
+
+
 def _properties_yml(opts: MergeOptions) -> str:
     n = opts.name
+    resolutions = (
+        "\n      Keys resolved by a policy are listed too, resolved = true, with `resolutions`:\n"
+        "      one struct per resolved cell (column_name, policy, base, ours, theirs, chosen,\n"
+        "      as text)."
+        if opts.resolve
+        else ""
+    )
     conflicts = (
         f"""  - name: {n}__conflicts
     description: >
       Conflicting keys of merge {n}: key, conflict_type (update_update, update_delete,
       delete_update, insert_insert), in_base / in_ours / in_theirs, and base__ / ours__ / theirs__
-      values of every merged column. The merged table keeps ours for these keys.
+      values of every merged column. The merged table keeps ours for these keys.{resolutions}
 """
         if opts.materialize_conflicts
+        else ""
+    )
+    classified = (
+        f"""  - name: {n}__merge_classified
+    description: >
+      The candidates of merge {n} classified (a Python model, ADR 0040): merge_status,
+      conflict_type, td_merged_from{
+            ", and the resolution of conflicting cells by the policies "
+            + "(td_resolutions, resolved__<column>)"
+            if opts.resolve
+            else ""
+        }. Every output reads it.
+"""
+        if opts.classify == "python"
+        else ""
+    )
+    resolved = (
+        """      - name: resolved
+        description: Keys whose every conflicting cell a resolution policy resolved.
+      - name: resolved_cells
+        description: Cells resolved by a policy.
+"""
+        if opts.resolve
         else ""
     )
     return f"""version: 2
@@ -203,11 +290,12 @@ models:
       Rows of merge {n} from the hash leaves whose signatures differ between base and ours or base
       and theirs: key, presence flags, changed-column arrays and base__ / ours__ / theirs__ values.
       Unchanged leaves are never fetched.
-  - name: {n}__merge
+{classified}  - name: {n}__merge
     description: >
       One row per changed key of merge {n}: merge_status (ours_only, theirs_only, convergent,
-      cell_merged, conflict), conflict_type, and ours_changed / theirs_changed (columns changed
-      from base, table order; all columns for an insert or a delete).
+      cell_merged, conflict{", resolved" if opts.resolve else ""}), conflict_type, and
+      ours_changed / theirs_changed (columns changed from base, table order; all columns for an
+      insert or a delete).
     data_tests:
       # Fails (as a warning; set severity: error to fail the build) on every conflicting key and
       # every schema conflict of the merge.
@@ -279,7 +367,7 @@ models:
         description: The constraints checked.
       - name: is_clean
         description: True when no conflict, schema conflict or violation was found.
-"""
+{resolved}"""
 
 
 # Models an earlier version wrote as Python (dbt_table_diff.merge): now SQL of the same names.
@@ -291,10 +379,18 @@ def write_merge(opts: MergeOptions, directory: Path, *, force: bool = False) -> 
 
     A merge scaffolded before its models were SQL has ``NAME__merge.py`` etc. (dbt refuses two
     models of one name): those count as files to overwrite, and are removed once the SQL is
-    written."""
+    written; so does ``NAME__merge_classified.py`` when the merge is now ``classify='sql'``."""
     files = render_merge(opts)
     former = [Path(directory) / f"{opts.name}__{m}.py" for m in _FORMER_PYTHON_MODELS]
     former = [p for p in former if p.exists()]
+    classified = Path(directory) / f"{opts.name}__merge_classified.py"
+    if opts.classify == "sql" and classified.exists():
+        if not force:
+            raise ScaffoldError(
+                f"refusing to overwrite {classified} (the merge's Python classification, now "
+                "--classify sql). Pass --force to remove it."
+            )
+        former.append(classified)
     if former and not force:
         raise ScaffoldError(
             f"refusing to overwrite {', '.join(str(p) for p in former)} (Python models of an "

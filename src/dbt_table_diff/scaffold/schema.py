@@ -12,7 +12,9 @@ Modes, the places that take an option:
   argument of the pair's first model, the macro ``key_ranges``;
 - ``no_drift``: the generic test ``no_drift`` and its engine ``drift_rows``;
 - ``merge``: a three-way merge (``table-diff scaffold merge``, ``MergeOptions``), which has
-  options of its own besides (not listed here: ``leaf_count``, ``on_schema_conflict``, ...);
+  options of its own besides (not listed here: ``leaf_count``, ``on_schema_conflict``, ...;
+  listed: ``classify`` and ``resolve``, the scaffold's choice of the classification and its
+  policies, ADR 0040);
 - ``replicas``: a pair with several targets (ADR 0028) still takes it.
 """
 
@@ -353,6 +355,38 @@ OPTIONS: tuple[Option, ...] = (
         "or a SQL model, same rows (sql: any target, the Spark Thrift Server included)",
         expected="python (a Python model: dbt-spark method session, or Databricks) or sql (a SQL "
         "model: any target, the Thrift Server included)",
+    ),
+    Option(
+        "classify",
+        "choice",
+        frozenset({"merge"}),
+        "the merge's classification as a Python model (policies) or inline SQL, same rows",
+        default="python",
+        default_text="`python`",
+        pair_macro=False,
+        flag="--classify",
+        choices=("python", "sql"),
+        help="classify the merge in a Python model, NAME__merge_classified (default: dbt-spark "
+        "method session, Databricks; takes --resolve) or inline in the SQL outputs, same rows "
+        "(sql: any target, the Spark Thrift Server included; no --resolve)",
+        expected="python (a Python model: dbt-spark method session, or Databricks) or sql (SQL "
+        "only: any target, the Thrift Server included)",
+    ),
+    Option(
+        "resolve",
+        "mapping",
+        frozenset({"merge"}),
+        "per column, how a conflicting cell is resolved: `ours`, `theirs`, `max`, `min`, "
+        "`{latest: COLUMN}`, `{python: 'pkg.mod.fn'}` (`classify: python` only)",
+        default={},
+        pair_macro=False,
+        flag="--resolve",
+        flag_bespoke=True,
+        repeatable=True,
+        metavar="COLUMN:POLICY[=ARG]",
+        help="resolve a column's conflicting cells: COLUMN:ours, :theirs, :max, :min, "
+        ":latest=ORDER_COLUMN or :python=PKG.MODULE.FUNCTION (called as f(base, ours, theirs) on "
+        "the driver), repeatable; needs --classify python",
     ),
 )
 
