@@ -292,9 +292,10 @@ def test_merge_case_end_to_end(spark, tmp_path):
     (case,) = result["pairs"]
     assert set(case["times"]) == set(report.MERGE_DEFAULT)
     assert case["want_merge"]["changed_keys"] == 360  # 200 per side, 40 of them on both
-    assert set(case["merge"]["models"]) == {
+    assert set(case["merge"]["models"]) == {  # as scaffolded: classified in Python (ADR 0040)
         "merge_schema",
         "merge_candidates",
+        "merge_classified",
         "merged",
         "merge_violations",
         "merge_summary",

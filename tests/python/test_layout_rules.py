@@ -107,7 +107,7 @@ def test_the_parser_sees_the_package():
     by_name = {m.name: m for m in macros}
     assert by_name["row_diff"].folder == "diff"
     assert "row_diff" in by_name["row_diff"].calls  # through adapter.dispatch
-    assert "_spec_from_ranges" in by_name["spark__block_hashes"].calls
+    assert "_read_ranges" in by_name["spark__block_hashes"].calls  # its spec, leaf count, clock
 
 
 def test_no_macro_calls_across_the_layout():

@@ -9,14 +9,12 @@ Models (NAME = the merge's prefix):
   ``classify='python'``, the default): the candidates classified, conflicting cells resolved by
   the ``resolve`` policies (ADR 0040). With ``classify='sql'`` there is no such model: every
   output classifies the candidates inline (``_merge_classified``), as before.
-* ``NAME__merge`` (SQL, ``table_diff.merge_rows``): one row per changed key with merge_status /
-  conflict_type.
+* ``NAME__merge`` (SQL, ``table_diff.merge_rows``): per changed key, merge_status, conflict_type.
 * ``NAME__merged`` (SQL, ``table_diff.merged_rows``): the merged table.
 * ``NAME__conflicts`` (SQL, ``table_diff.merge_conflicts``; unless ``materialize_conflicts=False``).
 * ``NAME__merge_violations`` (SQL, ``table_diff.merge_violations``): constraint and key violations
   of the merged table.
-* ``NAME__merge_summary`` (SQL, ``table_diff.merge_summary``): one row of counts, computed from the
-  candidates.
+* ``NAME__merge_summary`` (SQL, ``table_diff.merge_summary``): one row of counts of the candidates.
 
 Every model but the classified one is SQL (ADR 0027); with ``classify='sql'`` every one is, so a
 merge runs on any dbt-spark target, the Thrift Server too.
