@@ -20,16 +20,15 @@ leaf_then_narrow and fused must name the same number of leaves and keys (checked
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from peers import join_sql, spark_extension_diff  # noqa: E402
+from probe_narrow import probe_args, time_interleaved  # noqa: E402
 from run import spark_conf, start_spark  # noqa: E402
 
 KEYS = ["l_orderkey", "l_linenumber"]
@@ -69,14 +68,7 @@ def narrow_sql(src: str, tgt: str, on: str) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sf", type=float, default=1.0)
-    ap.add_argument("--source", default="bench.lineitem_sf1")
-    ap.add_argument("--target", default="bench.lineitem_sf1_tpch_1pct")
-    ap.add_argument("--variants", default="", help="comma-separated; default: all")
-    ap.add_argument("--reps", type=int, default=2)
-    ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")
-    args = ap.parse_args()
+    args = probe_args(__doc__)
     spark = start_spark(spark_conf(args.spark_home / f"tpch_sf{args.sf:g}", "8g"))
     cols = spark.table(args.source).columns
     select, on = projections(cols)
@@ -110,22 +102,15 @@ def main() -> int:
         "spark_ext": lambda: spark_extension_diff(spark, args.source, args.target, KEYS),
     }
     names = args.variants.split(",") if args.variants else list(variants)
-    times: dict[str, list[float]] = {n: [] for n in names}
-    named: dict[str, object] = {}  # what each variant that names keys named, to be equal
-    for rep in range(args.reps + 1):  # the first round warms up, untimed
-        for n in names:
-            t = time.perf_counter()
-            result = variants[n]()
-            seconds = time.perf_counter() - t
-            if rep:
-                times[n].append(round(seconds, 2))
-            if n in ("leaf_then_narrow", "fused"):
-                named[n] = [row for rows in result for row in rows]
-                if len({str(v) for v in named.values()}) > 1:
-                    raise AssertionError(f"the variants named different keys: {named}")
-            print(f"rep {rep} {n}: {seconds:.1f}s {result}", flush=True)
-    for n in names:
-        print(f"{n}: median {statistics.median(times[n]):.1f}s {times[n]}")
+    named: dict[str, str] = {}  # what the variants that name keys named, to be equal
+
+    def same_keys(name: str, result: Any) -> None:
+        if name in ("leaf_then_narrow", "fused"):
+            named[name] = str([row for rows in result for row in rows])
+            if len(set(named.values())) > 1:
+                raise AssertionError(f"the variants named different keys: {named}")
+
+    time_interleaved(variants, names, args.reps, same_keys)
     spark.stop()
     return 0
 

@@ -23,7 +23,9 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -88,33 +90,56 @@ def queries(src: str, tgt: str, cols: list[str]) -> dict[str, str | None]:
     }
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def probe_args(doc: str) -> argparse.Namespace:
+    """The probes' command line: the tables, the variants to time and the repetitions."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--sf", type=float, default=1.0)
     ap.add_argument("--source", default="bench.lineitem_sf1")
     ap.add_argument("--target", default="bench.lineitem_sf1_tpch_1pct")
     ap.add_argument("--variants", default="", help="comma-separated; default: all")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")
-    args = ap.parse_args()
-    spark = start_spark(spark_conf(args.spark_home / f"tpch_sf{args.sf:g}", "8g"))
-    cols = spark.table(args.source).columns
-    qs = queries(args.source, args.target, cols)
-    names = args.variants.split(",") if args.variants else list(qs)
+    return ap.parse_args()
+
+
+def time_interleaved(
+    variants: dict[str, Callable[[], Any]],
+    names: list[str],
+    reps: int,
+    check: Callable[[str, Any], None] | None = None,
+) -> None:
+    """Run the named variants in turn, ``reps`` timed rounds after one untimed warm-up round;
+    print each run and each variant's median. ``check(name, result)`` sees every result."""
     times: dict[str, list[float]] = {n: [] for n in names}
-    for rep in range(args.reps + 1):  # the first round warms up, untimed
+    for rep in range(reps + 1):
         for n in names:
             t = time.perf_counter()
-            if qs[n] is None:
-                result = spark_extension_diff(spark, args.source, args.target, KEYS)
-            else:
-                result = spark.sql(qs[n]).collect()
+            result = variants[n]()
             seconds = time.perf_counter() - t
             if rep:
                 times[n].append(round(seconds, 2))
+            if check:
+                check(n, result)
             print(f"rep {rep} {n}: {seconds:.1f}s {result}", flush=True)
     for n in names:
         print(f"{n}: median {statistics.median(times[n]):.1f}s {times[n]}")
+
+
+def main() -> int:
+    args = probe_args(__doc__)
+    spark = start_spark(spark_conf(args.spark_home / f"tpch_sf{args.sf:g}", "8g"))
+    cols = spark.table(args.source).columns
+    qs = queries(args.source, args.target, cols)
+    variants = {
+        n: (
+            (lambda: spark_extension_diff(spark, args.source, args.target, KEYS))
+            if q is None
+            else (lambda q=q: spark.sql(q).collect())
+        )
+        for n, q in qs.items()
+    }
+    names = args.variants.split(",") if args.variants else list(qs)
+    time_interleaved(variants, names, args.reps)
     spark.stop()
     return 0
 
