@@ -18,8 +18,12 @@
 
 
 {% macro _normalised_expr(col, side, alias=none) %}
-  {#- Typed value with the column's normalisation rules applied (what is hashed and compared). -#}
+  {#- Typed value with the column's normalisation rules applied (what is hashed and compared); a
+      nested column's canonical text (`nested_value`: no rule applies to it). -#}
   {%- set e = table_diff._typed_expr(col, side, alias) -%}
+  {%- if table_diff._type_family(col['type']) == 'nested' -%}
+    {{ return(table_diff.nested_value(e, table_diff._nested_tree(col['type']))) }}
+  {%- endif -%}
   {%- set rules = col.get('normalize') or {} -%}
   {%- if 'round' in rules -%}{%- set e = 'round(' ~ e ~ ', ' ~ rules['round'] ~ ')' -%}{%- endif -%}
   {%- if 'truncate' in rules -%}{%- set e = "date_trunc('" ~ rules['truncate'] ~ "', " ~ e ~ ")" -%}{%- endif -%}

@@ -50,6 +50,17 @@
         {% set found_cols = table_diff.query_columns('select * from ' ~ rels[side] ~ ' ' ~ table_diff.as_of_clause(p)) %}
       {% endif %}
     {% endif %}
+    {#- A nested column's type as `typeof` writes it: the catalog's `describe` shortens a struct of
+        more than 25 fields, and its field names are the tree `nested_value` is built from. -#}
+    {% set nested = [] %}
+    {% for c in found_cols if table_diff._type_family(c.dtype) == 'nested' %}{% do nested.append(c.name) %}{% endfor %}
+    {% if nested %}
+      {% set p = pins.get(side) %}
+      {% set exact = table_diff.exact_column_types(rels[side] ~ ((' ' ~ table_diff.as_of_clause(p)) if p and p['explicit'] else ''), nested) %}
+      {% set typed = [] %}
+      {% for c in found_cols %}{% do typed.append(api.Column.create(c.name, exact[c.name]) if c.name in exact else c) %}{% endfor %}
+      {% set found_cols = typed %}
+    {% endif %}
     {% set rename = (renames or {}).get(side) %}
     {% if rename %}
       {% set r = table_diff._renamed_columns(macro_name, rels[side], found_cols, rename) %}
@@ -85,13 +96,13 @@
     {% for side in sides %}
       {% set dtype = found[side].dtype %}
       {% set fam = table_diff._type_family(dtype) %}
-      {% if fam in ['fractional', 'unsupported'] %}
+      {% if fam in ['fractional', 'unsupported', 'nested'] %}
         {% set lt = table_diff._canonical_type(dtype) %}
         {% if fam == 'fractional' %}
           {% set fix = "Floating-point keys do not match reliably; cast the key to decimal or string in a view." %}
         {% elif lt.startswith('struct') %}
           {% set fix = "Compare the struct's fields as separate key columns (select " ~ k ~ ".field as " ~ k ~ "_field ... from a view), or to_json(" ~ k ~ ") as the key." %}
-        {% elif lt.startswith('map') or lt.startswith('array') %}
+        {% elif lt.startswith('map') or lt.startswith('array') or lt == 'variant' %}
           {% set fix = "Use to_json(" ~ k ~ ") as the key column of a view over each side (a " ~ lt.split('<')[0] ~ " key cannot be ordered or matched directly)." %}
         {% else %}
           {% set fix = "Cast the key to an exact type (integer, decimal, string, date, timestamp) in a view." %}
@@ -156,10 +167,13 @@
       {% set dtypes = [] %}
       {% for side in present %}{% do dtypes.append(found[side].dtype) %}{% endfor %}
       {% for side in present %}
-        {% if table_diff._type_family(found[side].dtype) == 'unsupported' %}
+        {% set fam = table_diff._type_family(found[side].dtype) %}
+        {% if fam == 'unsupported' or (fam == 'nested' and table_diff._nested_tree(found[side].dtype) is none) %}
           {{ table_diff._fail(macro_name, 'columns', name ~ ' ' ~ dtypes | join('/'),
-              "a supported type (numbers, decimals, strings, booleans, dates, timestamps, binary)",
-              "Add '" ~ name ~ "' to exclude_columns, or compare to_json(" ~ name ~ ") from a view.") }}
+              "a supported type (numbers, decimals, strings, booleans, dates, timestamps, binary, and arrays, maps, structs and variants of them)"
+              ~ (", with struct field names free of ':', ',', '<' and '>' (Spark's type string leaves them unquoted)" if fam == 'nested' else ''),
+              "Add '" ~ name ~ "' to exclude_columns, or compare a view that "
+              ~ ("renames the struct's fields (named_struct(...)) or casts the value to a supported type." if fam == 'nested' else "casts it to a supported type.")) }}
         {% endif %}
       {% endfor %}
       {% set common = table_diff._common_type_of(present, found) %}
@@ -183,6 +197,10 @@
       {% endif %}
       {% set tol = {} %}
       {% for n, r in tolerance.items() %}{% if n | lower == lname %}{% do tol.update(r) %}{% endif %}{% endfor %}
+      {% if tol and table_diff._type_family(common or dtypes[0]) == 'nested' %}
+        {{ table_diff._fail(macro_name, 'tolerance', name, "a tolerance on a flat column (numbers, timestamps)",
+            "'" ~ name ~ "' is " ~ (common or dtypes[0]) ~ ": nested values are compared exactly, leaf by leaf (ADR 0041). Remove its tolerance, or compare a flattened view.") }}
+      {% endif %}
       {% if tol and common is not none %}
         {% do table_diff._check_tolerance_type(macro_name, name, tol, common) %}
       {% endif %}

@@ -239,6 +239,10 @@
         {%- endfor %}
         cast(null as string)
       )) as __td_changed
+      {%- for c in spec['columns'] if table_diff._type_family(c['type']) == 'nested' %},
+      if({{ table_diff._values_equal(c, table_diff._joined_value(c, 'source', 's', loop.index), table_diff._joined_value(c, 'target', 't', loop.index)) }}, null,
+        {{ table_diff.nested_changed_paths('s.__td_r' ~ loop.index, 't.__td_r' ~ loop.index, table_diff._nested_tree(c['type']), c['name']) }}) as __td_ps{{ loop.index }}
+      {%- endfor %}
       {%- for c in spec['columns'] %},
       s.__td_r{{ loop.index }} as __td_s{{ loop.index }},
       t.__td_r{{ loop.index }} as __td_t{{ loop.index }}
@@ -268,7 +272,8 @@
           and (__td_sn is null or __td_tn is null or size(__td_changed) > 0),
           {{ table_diff._row_diff_out(spec, "case when __td_sn is null then 'added' when __td_tn is null then 'deleted' else 'modified' end",
                   "case when __td_sn is null then 'target' when __td_tn is null then 'source' else 'both' end",
-                  "if(__td_sn is null or __td_tn is null, cast(array() as array<string>), __td_changed)", true, true) }},
+                  "if(__td_sn is null or __td_tn is null, cast(array() as array<string>), __td_changed)", true, true,
+                  "if(__td_sn is null or __td_tn is null, cast(array() as array<string>), " ~ table_diff._changed_paths_expr(spec) ~ ")") }},
           null
         ),
         if(
@@ -292,7 +297,8 @@
       {%- endfor %}
       diff_type,
       side,
-      changed_columns
+      changed_columns,
+      changed_paths
       {%- for c in spec['columns'] %},
       s{{ loop.index }} as __td_s{{ loop.index }},
       t{{ loop.index }} as __td_t{{ loop.index }}
@@ -308,11 +314,37 @@
 {% endmacro %}
 
 
-{% macro _row_diff_out(spec, diff_type, side, changed, src, tgt) %}
+{% macro _changed_paths_limit(macro_name='row_diff') %}
+  {#- Most `changed_paths` a row diff row lists (var `table_diff_changed_paths_limit`). -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_changed_paths_limit', 20, 1, whole=true)) }}
+{% endmacro %}
+
+
+{% macro _changed_paths_expr(spec) %}
+  {#- A modified row's `changed_paths` in `td_emitted`: per changed column in table order, its name
+      (a flat column) or the minimal paths inside it that differ (a nested one, `__td_ps<i>`),
+      cut to `_changed_paths_limit()`. -#}
+  {%- set parts = [] -%}
+  {%- set ns = namespace(nested=false) -%}
+  {%- for c in spec['columns'] -%}
+    {%- if table_diff._type_family(c['type']) == 'nested' -%}
+      {%- set ns.nested = true -%}
+      {%- do parts.append('coalesce(' ~ table_diff.minimal_paths('__td_ps' ~ loop.index) ~ ', cast(array() as array<string>))') -%}
+    {%- else -%}
+      {%- set n = table_diff._sql_string(c['name']) -%}
+      {%- do parts.append('if(array_contains(__td_changed, ' ~ n ~ '), array(' ~ n ~ '), cast(array() as array<string>))') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set all = ('concat(' ~ parts | join(', ') ~ ')') if ns.nested else '__td_changed' -%}
+  {{ return('slice(' ~ all ~ ', 1, ' ~ table_diff._changed_paths_limit() ~ ')') }}
+{% endmacro %}
+
+
+{% macro _row_diff_out(spec, diff_type, side, changed, src, tgt, paths="cast(array() as array<string>)") %}
   {#- One output row of the row diff as a struct (all branches share its type): source values from
       `__td_s<i>` when `src`, target values from `__td_t<i>` when `tgt`, NULLs of the side's type otherwise. -#}
   named_struct(
-    'diff_type', {{ diff_type }}, 'side', {{ side }}, 'changed_columns', {{ changed }}
+    'diff_type', {{ diff_type }}, 'side', {{ side }}, 'changed_columns', {{ changed }}, 'changed_paths', {{ paths }}
     {%- for c in spec['columns'] %},
     's{{ loop.index }}', {{ ('__td_s' ~ loop.index) if src else ('cast(null as ' ~ c['source_type'] ~ ')') }},
     't{{ loop.index }}', {{ ('__td_t' ~ loop.index) if tgt else ('cast(null as ' ~ c['target_type'] ~ ')') }}
@@ -329,7 +361,8 @@
     {%- endfor %}
     {{ 'diff_type' if diff_cte else 'cast(null as string)' }} as diff_type,
     {{ 'side' if diff_cte else 'cast(null as string)' }} as side,
-    {{ 'changed_columns' if diff_cte else 'cast(null as array<string>)' }} as changed_columns
+    {{ 'changed_columns' if diff_cte else 'cast(null as array<string>)' }} as changed_columns,
+    {{ 'changed_paths' if diff_cte else 'cast(null as array<string>)' }} as changed_paths
     {%- for c in spec['columns'] %},
     {{ ('__td_s' ~ loop.index) if diff_cte else ('cast(null as ' ~ c['source_type'] ~ ')') }} as {{ table_diff.quote_identifier('source__' ~ c['name']) }},
     {{ ('__td_t' ~ loop.index) if diff_cte else ('cast(null as ' ~ c['target_type'] ~ ')') }} as {{ table_diff.quote_identifier('target__' ~ c['name']) }}

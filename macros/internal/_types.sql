@@ -2,6 +2,8 @@
 
 {% macro _canonical_type(data_type) %}
   {%- set t = (data_type | string | trim | lower) -%}
+  {#- A nested type keeps its field names as stored: `struct<A:int>` and `struct<a:int>` differ. -#}
+  {%- if table_diff._is_nested_type(t) -%}{{ return(data_type | string | trim) }}{%- endif -%}
   {%- set aliases = {'integer': 'int', 'long': 'bigint', 'short': 'smallint', 'byte': 'tinyint',
                      'real': 'float', 'bool': 'boolean', 'text': 'string'} -%}
   {%- if t in aliases -%}{{ return(aliases[t]) }}{%- endif -%}
@@ -13,9 +15,10 @@
 
 
 {% macro _type_family(data_type) %}
-  {#- integral | fractional | decimal | string | boolean | date | timestamp | timestamp_ntz | binary | unsupported -#}
+  {#- integral | fractional | decimal | string | boolean | date | timestamp | timestamp_ntz | binary | nested | unsupported -#}
   {%- set t = table_diff._canonical_type(data_type) -%}
-  {%- if t in ['tinyint', 'smallint', 'int', 'bigint'] -%}{{ return('integral') }}
+  {%- if table_diff._is_nested_type(t) -%}{{ return('nested') }}
+  {%- elif t in ['tinyint', 'smallint', 'int', 'bigint'] -%}{{ return('integral') }}
   {%- elif t in ['float', 'double'] -%}{{ return('fractional') }}
   {%- elif t.startswith('decimal(') -%}{{ return('decimal') }}
   {%- elif t == 'string' -%}{{ return('string') }}
@@ -71,6 +74,73 @@
   {#- Rough in-memory bytes of a value (Spark's defaultSize), for size estimates only. -#}
   {%- set f = table_diff._type_family(data_type) -%}
   {%- set widths = {'integral': 8, 'fractional': 8, 'decimal': 16, 'string': 20, 'boolean': 1,
-                    'date': 4, 'timestamp': 8, 'timestamp_ntz': 8, 'binary': 100, 'unsupported': 50} -%}
+                    'date': 4, 'timestamp': 8, 'timestamp_ntz': 8, 'binary': 100, 'nested': 200, 'unsupported': 50} -%}
   {{ return(widths[f]) }}
+{% endmacro %}
+
+
+{% macro _is_nested_type(data_type) %}
+  {#- An array, map, struct or variant (compared through `nested_value`, ADR 0041). -#}
+  {%- set t = data_type | string | trim | lower -%}
+  {{ return(t.startswith('array<') or t.startswith('map<') or t.startswith('struct<') or t == 'variant') }}
+{% endmacro %}
+
+
+{% macro _split_type_list(text) %}
+  {#- `a:int,b:map<string,int>,c:decimal(10,2)` -> its top-level items (commas inside <> or () stay). -#}
+  {%- set parts = [] -%}
+  {%- set ns = namespace(depth=0, cur='') -%}
+  {%- for ch in text -%}
+    {%- if ch in '<(' -%}{%- set ns.depth = ns.depth + 1 -%}{%- elif ch in '>)' -%}{%- set ns.depth = ns.depth - 1 -%}{%- endif -%}
+    {%- if ch == ',' and ns.depth == 0 -%}{%- do parts.append(ns.cur) -%}{%- set ns.cur = '' -%}
+    {%- else -%}{%- set ns.cur = ns.cur ~ ch -%}{%- endif -%}
+  {%- endfor -%}
+  {%- do parts.append(ns.cur) -%}
+  {{ return(parts) }}
+{% endmacro %}
+
+
+{% macro _parse_type(data_type) %}
+  {#-
+    A type string as Spark's `typeof` writes it (`array<struct<x:int,y:map<string,double>>>`) as a
+    tree: {'kind': 'array', 'element': tree}, {'kind': 'map', 'key': tree, 'value': tree},
+    {'kind': 'struct', 'fields': [[name, tree], ...]}, {'kind': 'variant'}, or {'kind': 'scalar',
+    'type': canonical type, 'family': family}; none when a part is not understood (a field name
+    holding ':', ',', '<' or '>', which Spark writes unquoted, or an unsupported leaf type).
+  -#}
+  {%- set t = data_type | string | trim -%}
+  {%- set lt = t | lower -%}
+  {%- if lt == 'variant' -%}{{ return({'kind': 'variant'}) }}{%- endif -%}
+  {%- if lt.startswith('array<') and lt.endswith('>') -%}
+    {%- set e = table_diff._parse_type(t[6:-1]) -%}
+    {{ return(none if e is none else {'kind': 'array', 'element': e}) }}
+  {%- endif -%}
+  {%- if lt.startswith('map<') and lt.endswith('>') -%}
+    {%- set kv = table_diff._split_type_list(t[4:-1]) -%}
+    {%- if kv | length != 2 -%}{{ return(none) }}{%- endif -%}
+    {%- set k, v = table_diff._parse_type(kv[0]), table_diff._parse_type(kv[1]) -%}
+    {{ return(none if k is none or v is none else {'kind': 'map', 'key': k, 'value': v}) }}
+  {%- endif -%}
+  {%- if lt.startswith('struct<') and lt.endswith('>') -%}
+    {%- set fields = [] -%}
+    {%- for item in table_diff._split_type_list(t[7:-1]) -%}
+      {%- set cut = item.find(':') -%}
+      {%- set f = table_diff._parse_type(item[cut + 1:]) if cut > 0 else none -%}
+      {%- if f is none -%}{{ return(none) }}{%- endif -%}
+      {%- do fields.append([item[:cut], f]) -%}
+    {%- endfor -%}
+    {{ return({'kind': 'struct', 'fields': fields}) }}
+  {%- endif -%}
+  {%- set family = table_diff._type_family(t) -%}
+  {%- if family in ['unsupported', 'nested'] -%}{{ return(none) }}{%- endif -%}
+  {{ return({'kind': 'scalar', 'type': table_diff._canonical_type(t), 'family': family}) }}
+{% endmacro %}
+
+
+{% macro _nested_tree(data_type) %}
+  {#- `_parse_type` of a nested column's type, parsed once per dbt invocation. -#}
+  {%- set cache = table_diff._run_cache() -%}
+  {%- set key = 'nested_tree:' ~ data_type -%}
+  {%- if key not in cache -%}{%- do cache.update({key: table_diff._parse_type(data_type)}) -%}{%- endif -%}
+  {{ return(cache[key]) }}
 {% endmacro %}

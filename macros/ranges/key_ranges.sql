@@ -54,8 +54,8 @@
     {% set spec = table_diff._resolve_spec('key_ranges', source, target, opts) %}
   {% endif %}
   {% for k in spec['key'] %}
-    {% if k['name'] | lower in ['diff_type', 'side', 'changed_columns', 'run_id'] %}
-      {{ table_diff._fail('key_ranges', 'primary_key', k['name'], "a key column whose name is not one of the row diff's own columns (diff_type, side, changed_columns, run_id)",
+    {% if k['name'] | lower in ['diff_type', 'side', 'changed_columns', 'changed_paths', 'run_id'] %}
+      {{ table_diff._fail('key_ranges', 'primary_key', k['name'], "a key column whose name is not one of the row diff's own columns (diff_type, side, changed_columns, changed_paths, run_id)",
           "Rename the key in a view over each side (select " ~ k['name'] ~ " as " ~ k['name'] ~ "_key, ...) and diff the views.") }}
     {% endif %}
   {% endfor %}
