@@ -5,9 +5,10 @@
   contract asks for; an empty cell in the seed means the empty array. Key columns compare
   null-safely (set operations treat NULLs as equal). With subset=true only the direction
   "every reported row is expected" is checked (for partial results, case max_diff_rows).
+  With paths=true, `changed_paths` joined with '|' is compared too (seed column changed_paths).
   Each failing row names its problem: 'missing from row_diff' or 'unexpected in row_diff'.
 -#}
-{% test diff_matches_expected(model, expected, key_columns, subset=false) %}
+{% test diff_matches_expected(model, expected, key_columns, subset=false, paths=false) %}
 {%- set keys = [] -%}
 {%- for k in ([key_columns] if key_columns is string else key_columns) -%}
     {%- do keys.append(adapter.quote(k)) -%}
@@ -18,6 +19,9 @@ with actual_rows as (
         diff_type,
         side,
         coalesce(array_join(changed_columns, '|'), '<NULL>') as changed_columns
+        {%- if paths %},
+        coalesce(array_join(changed_paths, '|'), '<NULL>') as changed_paths
+        {%- endif %}
     from {{ model }}
 ),
 
@@ -27,6 +31,9 @@ expected_rows as (
         diff_type,
         side,
         coalesce(changed_columns, '') as changed_columns
+        {%- if paths %},
+        coalesce(changed_paths, '') as changed_paths
+        {%- endif %}
     from {{ expected }}
 ),
 

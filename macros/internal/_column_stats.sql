@@ -59,9 +59,18 @@
   {% for c in spec['columns'] %}
     {% set s = table_diff.quote_identifier('source__' ~ c['name']) %}
     {% set t = table_diff.quote_identifier('target__' ~ c['name']) %}
+    {% if table_diff._type_family(c['type']) == 'nested' %}
+      {#- A nested column: the paths inside it that changed (`changed_paths`), its values cut short. -#}
+      {% set n = table_diff._sql_string(c['name']) %}
+      {% set label = "array_join(filter(changed_paths, td_p -> td_p = " ~ n ~ " or startswith(td_p, " ~ table_diff._sql_string(c['name'] ~ '.')
+          ~ ") or startswith(td_p, " ~ table_diff._sql_string(c['name'] ~ '[') ~ ")), ', ')" %}
+      {% do cells.append("if(array_contains(changed_columns, " ~ n ~ "), concat(" ~ label ~ ", ': ', left("
+          ~ table_diff._value_text(s, c['source_type']) ~ ", 200), ' -> ', left(" ~ table_diff._value_text(t, c['target_type']) ~ ", 200)), null)") %}
+    {% else %}
     {% do cells.append("if(array_contains(changed_columns, " ~ table_diff._sql_string(c['name']) ~ "), concat("
         ~ table_diff._sql_string(c['name'] ~ ': ') ~ ", " ~ table_diff._value_text(s, c['source_type']) ~ ", ' -> ', "
         ~ table_diff._value_text(t, c['target_type']) ~ "), null)") %}
+    {% endif %}
   {% endfor %}
   {% set sql %}
     select diff_type, n, line from (

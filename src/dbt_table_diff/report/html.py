@@ -15,7 +15,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from dbt_table_diff.report.read import pair_table, read_pair
+from dbt_table_diff.report.read import column_paths, pair_table, read_pair
 from dbt_table_diff.report.text import verdict_text
 from dbt_table_diff.split import StaleRunError
 
@@ -122,7 +122,10 @@ def diff_table(summary: dict, diff_rows: list[dict]) -> dict[str, Any]:
         for c in columns:
             old, new = row.get(f"source__{c}"), row.get(f"target__{c}")
             if kind == "modified" and c in changed:
-                cells.append({"changed": True, "old": _display(old), "new": _display(new)})
+                paths = [p for p in column_paths(row, c) if p != c]
+                cells.append(
+                    {"changed": True, "old": _display(old), "new": _display(new), "paths": paths}
+                )
             else:
                 value = new if side == "target" else old
                 if kind == "modified":

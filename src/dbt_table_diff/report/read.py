@@ -188,3 +188,13 @@ def _stats_rows(df, relation: str, summary_relation: str, run: str, fix: str) ->
             f"disagree. {fix}."
         )
     return rows
+
+
+def column_paths(row: dict, column: str) -> list[str]:
+    """The row's ``changed_paths`` inside ``column`` (``items[3].price``, ``attrs['color']``): for a
+    nested column the paths that changed, for a flat one its own name (ADR 0041)."""
+    return [
+        p
+        for p in row.get("changed_paths") or []
+        if p == column or p.startswith((column + ".", column + "["))
+    ]

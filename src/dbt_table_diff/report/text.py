@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbt_table_diff.report.read import KINDS, read_pair
+from dbt_table_diff.report.read import KINDS, column_paths, read_pair
 
 
 def format_summary(
@@ -88,7 +88,8 @@ def _row_text(row: dict, key_columns: list[str]) -> str:
         return f"{text} ({row['side']})"
     if row["diff_type"] == "modified":
         text += "  " + "; ".join(
-            f"{c}: {_show(row.get('source__' + c))} -> {_show(row.get('target__' + c))}"
+            f"{', '.join(column_paths(row, c)) or c}: "
+            f"{_show(row.get('source__' + c))} -> {_show(row.get('target__' + c))}"
             for c in row.get("changed_columns") or []
         )
     return text
