@@ -122,13 +122,13 @@
         ~ table_diff._nested_pairs(x, tree['element'], 'concat(' ~ path ~ ", '[', cast(" ~ i ~ " as string), ']')", depth + 1) ~ '))' -%}
     {%- set mark = "'['" -%}
   {%- elif tree['kind'] == 'map' -%}
-    {%- set k = tree['key'] -%}
-    {%- if k['kind'] == 'scalar' and k['family'] == 'string' -%}
+    {%- set key_tree = tree['key'] -%}
+    {%- if key_tree['kind'] == 'scalar' and key_tree['family'] == 'string' -%}
       {%- set label = "concat('''', replace(" ~ x ~ ".key, '''', '\\\\'''), '''')" -%}
-    {%- elif k['kind'] == 'scalar' -%}
+    {%- elif key_tree['kind'] == 'scalar' -%}
       {%- set label = 'cast(' ~ x ~ '.key as string)' -%}
     {%- else -%}
-      {%- set label = table_diff.nested_value(x ~ '.key', k) -%}
+      {%- set label = table_diff.nested_value(x ~ '.key', key_tree) -%}
     {%- endif -%}
     {%- set inner = 'flatten(transform(map_entries(' ~ expr ~ '), ' ~ x ~ ' -> '
         ~ table_diff._nested_pairs(x ~ '.value', tree['value'], 'concat(' ~ path ~ ", '[', " ~ label ~ ", ']')", depth + 1) ~ '))' -%}

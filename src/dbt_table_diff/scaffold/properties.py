@@ -187,6 +187,7 @@ def replica_set_yml(opts: PairOptions, names: list[str]) -> str:
         ("diff_type", "added, deleted, modified or duplicate_key."),
         ("side", "Where the row is (source, target, or both for modified)."),
         ("changed_columns", "Compared columns whose values differ, in table order."),
+        ("changed_paths", "Where inside each changed column: paths such as items[3].price."),
         ("run_id", "The run of the set these rows belong to."),
         *((k, "Key column (from the side the row is on).") for k in opts.primary_key),
     ]
@@ -338,6 +339,10 @@ models:
         description: Where the row is (source, target, or both for modified).
       - name: changed_columns
         description: Compared columns whose values differ, in table order (modified rows).
+      - name: changed_paths
+        description: >
+          Where inside each changed column the values differ (items[3].price, attrs['color'],
+          a flat column's own name), in table order, at most var table_diff_changed_paths_limit.
       - name: run_id
         description: The run of {n}__ranges these rows belong to.
 {row_diff_columns}  - name: {n}__column_stats
