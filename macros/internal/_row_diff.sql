@@ -239,9 +239,12 @@
         {%- endfor %}
         cast(null as string)
       )) as __td_changed
-      {%- for c in spec['columns'] if table_diff._type_family(c['type']) == 'nested' %},
+      {%- for c in spec['columns'] %}
+      {%- if table_diff._type_family(c['type']) == 'nested' %},
+      {#- (not a loop filter: `loop.index` must count every column, as `__td_r<i>` does) #}
       if({{ table_diff._values_equal(c, table_diff._joined_value(c, 'source', 's', loop.index), table_diff._joined_value(c, 'target', 't', loop.index)) }}, null,
         {{ table_diff.nested_changed_paths('s.__td_r' ~ loop.index, 't.__td_r' ~ loop.index, table_diff._nested_tree(c['type']), c['name']) }}) as __td_ps{{ loop.index }}
+      {%- endif %}
       {%- endfor %}
       {%- for c in spec['columns'] %},
       s.__td_r{{ loop.index }} as __td_s{{ loop.index }},

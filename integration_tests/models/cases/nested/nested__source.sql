@@ -1,6 +1,7 @@
 {#- Source side of case nested: see nested__target for what each key exercises. -#}
 select
     cast(id as int) as id,
+    id % 2 = 0 as flag,
     cast(case id when 1 then array(1, null) when 2 then array() when 16 then array(7) else array(id) end as array<int>) as arr,
     cast(case id
         when 4 then named_struct('a', 1, 'b', cast(null as double))

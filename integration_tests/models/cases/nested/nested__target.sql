@@ -2,6 +2,7 @@
     says what it exercises and the changed_paths expected (nested__expected). -#}
 select
     id,
+    flag,  -- a flat column before the nested ones: each keeps its own position
     case id
         when 1 then array(cast(null as int), 1)  -- [1, NULL] -> [NULL, 1]: arr[0], arr[1]
         when 2 then cast(null as array<int>)     -- [] -> NULL: arr
@@ -32,6 +33,6 @@ select
 from {{ ref('nested__source') }}
 where id != 13
 union all
-select 12, array(12), named_struct('a', 12, 'b', 1.5d), map('k', 12),
+select 12, true, array(12), named_struct('a', 12, 'b', 1.5d), map('k', 12),
     array(named_struct('x', 12, 'y', cast(array() as array<string>))), parse_json('12'),
     named_struct('t', timestamp'2024-01-02', 'd', cast(12 as decimal(10, 2))), 'same'
