@@ -33,6 +33,18 @@
 {% endmacro %}
 
 
+{% macro _compared_expr(col, side, alias=none) %}
+  {#- What the row diff compares with `<=>`: the normalised value, except a nested value with no
+      map or variant inside, compared as stored: Spark's `<=>` on arrays and structs already is
+      the rule (NULL elements and fields by position, NaN = NaN, -0.0 = 0.0, [] apart from NULL),
+      so the full-row join builds and shuffles no canonical text for it (ADR 0041). -#}
+  {%- if table_diff._type_family(col['type']) == 'nested' and not table_diff._nested_has_map(table_diff._nested_tree(col['type'])) -%}
+    {{ return(table_diff._typed_expr(col, side, alias)) }}
+  {%- endif -%}
+  {{ return(table_diff._normalised_expr(col, side, alias)) }}
+{% endmacro %}
+
+
 {% macro _key_expr(spec, side, alias=none) %}
   {#- The key as one comparable value: the typed column, or a struct for composite keys. -#}
   {%- if spec['key'] | length == 1 -%}

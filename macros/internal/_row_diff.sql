@@ -194,7 +194,7 @@
       __td_k,
       __td_jk,
       {%- for c in spec['columns'] %}
-      {%- set v = table_diff._normalised_expr(c, side) %}
+      {%- set v = table_diff._compared_expr(c, side) %}
       {%- if v != table_diff._col_ref(c['name']) %}
       {{ v }} as __td_v{{ loop.index }},
       {%- endif %}
@@ -312,8 +312,8 @@
 
 
 {% macro _joined_value(col, side, alias, index) %}
-  {#- A compared column of `td_<side>_rows` as compared: normalised (`__td_v<i>`) where that differs from the stored value (`__td_r<i>`). -#}
-  {{ return(alias ~ '.__td_' ~ ('v' if table_diff._normalised_expr(col, side) != table_diff._col_ref(col['name']) else 'r') ~ index) }}
+  {#- A compared column of `td_<side>_rows` as compared (`_compared_expr`: `__td_v<i>`) where that differs from the stored value (`__td_r<i>`). -#}
+  {{ return(alias ~ '.__td_' ~ ('v' if table_diff._compared_expr(col, side) != table_diff._col_ref(col['name']) else 'r') ~ index) }}
 {% endmacro %}
 
 

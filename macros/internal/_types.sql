@@ -144,3 +144,16 @@
   {%- if key not in cache -%}{%- do cache.update({key: table_diff._parse_type(data_type)}) -%}{%- endif -%}
   {{ return(cache[key]) }}
 {% endmacro %}
+
+
+{% macro _nested_has_map(tree) %}
+  {#- Whether a map or a variant is anywhere inside (their equality needs the canonical text). -#}
+  {%- if tree['kind'] in ['map', 'variant'] -%}{{ return(true) }}
+  {%- elif tree['kind'] == 'array' -%}{{ return(table_diff._nested_has_map(tree['element'])) }}
+  {%- elif tree['kind'] == 'struct' -%}
+    {%- for f in tree['fields'] -%}
+      {%- if table_diff._nested_has_map(f[1]) -%}{{ return(true) }}{%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(false) }}
+{% endmacro %}
