@@ -85,8 +85,8 @@ def load_artifacts(target_dir: Path, state_dir: Path) -> Artifacts:
             f"{run_results_path}: the last dbt command there was `dbt {command}`, which builds "
             f"no model, so it does not say what this run built. {build_hint}"
         )
-    for path, data in ((production_path, production), (current_path, current)):
-        if not isinstance(data.get("nodes"), dict):
+    for path, artifact in ((production_path, production), (current_path, current)):
+        if not isinstance(artifact.get("nodes"), dict):
             raise ChangesError(f"{path}: not a dbt manifest (no `nodes`). {build_hint}")
     return Artifacts(
         current, production, run_results, current_path, production_path, run_results_path
