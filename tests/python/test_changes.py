@@ -12,6 +12,7 @@ is deleted. `customer_orders` and `order_totals` are downstream of `orders`.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections import Counter
 from typing import Any
 
@@ -23,6 +24,7 @@ from dbt_table_diff.changes.artifacts import load_artifacts
 from dbt_table_diff.changes.invoke import DbtOptions, macro_args, read_results, run_diff_changes
 from dbt_table_diff.changes.plan import build_plan
 from dbt_table_diff.changes.selection import select_changes
+from dbt_table_diff.cli import main
 
 RAW_ORDERS = "order_id,customer_id,amount,status\n" + "\n".join(
     f"{i},{i % 6 + 1},{(i * 37) % 250}.50,{['shipped', 'returned', 'new', 'shipped'][i % 4]}"
@@ -306,3 +308,133 @@ def test_macro_samples(macro_rows):
     events = rows["events"]["samples"]
     assert {s[0] for s in events} == {"deleted"}
     assert ["deleted", 3, "event='click', value=1"] in [list(s) for s in events]
+
+
+# --- step three: the command -------------------------------------------------------------------
+
+
+def run_cli(spark, *args: str) -> int:
+    with restored_conf(spark):
+        return main(["changes", *args])
+
+
+@pytest.fixture(scope="module")
+def cli(shop, spark):
+    """`table-diff changes` in this process (its Spark session is the test's), twice: with a
+    policy that trips, then with none and a row cap: the second run still finds what the build
+    built (the first left the build's run_results.json alone)."""
+    out1, out2 = shop.root / "out1", shop.root / "out2"
+    common = ["--state", str(shop.prod_dir), "--project-dir", str(shop.root), "--target", "pr"]
+    code1 = run_cli(
+        spark, *common, "--out", str(out1), "--fail-on", "schema,removed", "--sample-rows", "3"
+    )
+    code2 = run_cli(spark, *common, "--out", str(out2), "--max-diff-rows", "2")
+    return {
+        "codes": (code1, code2),
+        "reports": [json.loads((o / "changes.json").read_text()) for o in (out1, out2)],
+        "markdown": [(o / "changes.md").read_text() for o in (out1, out2)],
+    }
+
+
+def test_cli_counts_match_the_oracle(shop, spark, cli):
+    models = {m["name"]: m for m in cli["reports"][0]["models"]}
+    assert set(models) == {*KEYS, "big_orders", "legacy"}
+    for name, key in KEYS.items():
+        m = models[name]
+        if not m["diffed"]:
+            continue
+        expected = oracle(spark, shop, name, key)
+        for field in ("rows_production", "rows_current", "added", "deleted"):
+            assert m[field] == expected[field], (name, field, m)
+        if key is not None:
+            assert m["modified"] == expected["modified"], (name, m)
+            assert dict(m["column_changes"]) == expected["column_changes"], (name, m)
+        else:
+            assert m["keyless"] and m["modified"] is None
+    assert models["order_totals"]["verdict"] == "1 row added; 1 row deleted"
+    assert models["orders"]["key_source"] == "meta"
+    assert models["customers"]["key_source"] == "unique test"
+    assert any("no key found for events" in n for n in models["events"]["notes"])
+    assert models["big_orders"]["rows_current"] == sum(
+        1 for r in table(spark, f"{shop.schema}_pr", "orders") if r["amount"] > 100
+    )
+
+
+def test_cli_reports_the_pruned_model_unchanged_and_not_diffed(cli):
+    models = {m["name"]: m for m in cli["reports"][0]["models"]}
+    pruned = models["customer_names_report"]
+    assert (pruned["change"], pruned["status"], pruned["diffed"]) == (
+        "downstream",
+        "unchanged",
+        False,
+    )
+    assert pruned["rows_current"] is None and pruned["added"] is None  # never scanned
+    assert (
+        models["customer_orders"]["diffed"] and models["customer_orders"]["status"] == "unchanged"
+    )
+    assert "| customer_names_report | downstream | unchanged (not diffed) |" in cli["markdown"][0]
+
+
+def test_cli_exit_code_follows_fail_on(cli):
+    code1, code2 = cli["codes"]
+    report = cli["reports"][0]
+    assert code1 == 1 and report["failed"]
+    assert report["failures"] == {"schema": ["customers"], "removed": ["legacy"]}
+    assert code2 == 0 and not cli["reports"][1]["failed"] and cli["reports"][1]["fail_on"] == []
+
+
+def test_cli_partial_counts_past_max_diff_rows(cli):
+    """--max-diff-rows 2: orders' 6 modified rows are cut at 2, reported as partial, not failed."""
+    orders = {m["name"]: m for m in cli["reports"][1]["models"]}["orders"]
+    assert orders["partial"] and orders["modified"] == 2
+    assert orders["verdict"] == "at least 2 rows modified"
+    assert "| ≥ 2 |" in cli["markdown"][1]
+
+
+def test_cli_markdown_is_a_comment_github_takes(cli):
+    from markdown_it import MarkdownIt
+
+    for text in cli["markdown"]:
+        assert len(text) <= 65536 and "Truncated" not in text
+        html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+        assert html.count("<tr>") == 1 + 9  # the header and the nine models
+        assert html.count("<details>") == html.count("</details>") >= 5
+    first = cli["markdown"][0]
+    assert "**Fails** `--fail-on schema,removed`: schema: customers; removed: legacy." in first
+    assert "order_id=1  status: 'returned' -> 'refunded'" in first
+    assert "x3 event='click', value=1" in first
+
+
+def test_bad_input_fails_early_with_the_fix(shop, spark, tmp_path, capsys):
+    assert run_cli(spark, "--project-dir", str(shop.root)) == 2
+    assert "--state is required" in capsys.readouterr().err
+    empty = tmp_path / "empty_state"
+    empty.mkdir()
+    assert run_cli(spark, "--project-dir", str(shop.root), "--state", str(empty)) == 2
+    err = capsys.readouterr().err
+    assert f"{empty}/manifest.json: no such file" in err and "found: nothing" in err
+    code = run_cli(
+        spark, "--project-dir", str(shop.root), "--state", str(shop.prod_dir), "--fail-on", "rows"
+    )
+    assert code == 2 and "unknown kind rows" in capsys.readouterr().err
+
+
+def test_a_missing_production_relation_names_the_model_and_the_fix(shop, spark, capsys):
+    """Last: it drops a production table."""
+    spark.sql(f"drop table {shop.schema}_prod.customer_orders")
+    code = run_cli(
+        spark,
+        "--project-dir",
+        str(shop.root),
+        "--state",
+        str(shop.prod_dir),
+        "--target",
+        "pr",
+        "--out",
+        str(shop.root / "out3"),
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "model customer_orders: its production relation" in err
+    assert f"{shop.schema}_prod" in err and "Build it in production" in err
+    assert not (shop.root / "out3" / "changes.md").exists()

@@ -128,7 +128,10 @@ def test_report_verdicts_and_counts():
     by = {m["name"]: m for m in report["models"]}
     assert by["orders"]["verdict"] == "6 rows modified"
     assert by["customers"]["verdict"] == "schema: 1 added"
-    assert by["events"]["keyless"] and "compared without a key" in by["events"]["verdict"]
+    assert (
+        by["events"]["keyless"]
+        and by["events"]["verdict"] == "5 rows deleted; compared without a key"
+    )
     assert by["report"]["verdict"].startswith("unchanged (not diffed")
     assert by["legacy"]["verdict"] == "removed (production had 24 rows)"
     assert by["big_orders"]["verdict"] == "new: 10 rows, 1 columns"

@@ -59,7 +59,8 @@ def _verdict(m: dict[str, Any]) -> str:
     for kind in ("modified", "added", "deleted", "duplicate_key_rows"):
         n = m.get(kind)
         if n:
-            label = "duplicate-key rows" if kind == "duplicate_key_rows" else f"rows {kind}"
+            rows = "row" if n == 1 else "rows"
+            label = f"duplicate-key {rows}" if kind == "duplicate_key_rows" else f"{rows} {kind}"
             parts.append(f"{at_least}{n} {label}")
     if m["keyless"] and (m.get("added") or m.get("deleted")):
         parts.append("compared without a key")
