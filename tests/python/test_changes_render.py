@@ -231,3 +231,36 @@ def test_a_huge_change_is_truncated_under_githubs_limit_with_counts():
     # A smaller limit keeps fewer rows, and a note that says so.
     small = render_markdown(report, limit=8000)
     assert len(small) <= 8000 and "Truncated" in small and html_of(small).count("<table>") == 1
+
+
+class FakeSpark:
+    """sql() raising, or returning rows (a stand-in for a session without the results table)."""
+
+    def __init__(self, rows=None, error=None):
+        self.rows, self.error = rows or [], error
+
+    def sql(self, query):
+        if self.error:
+            raise self.error
+        rows = self.rows
+
+        class Frame:
+            def collect(self):
+                class Row(dict):
+                    def asDict(self):
+                        return dict(self)
+
+                return [Row(r) for r in rows]
+
+        return Frame()
+
+
+def test_results_unreadable_in_this_session_say_it_needs_method_session():
+    from dbt_table_diff.changes.invoke import read_results
+
+    spark = FakeSpark(error=RuntimeError("[TABLE_OR_VIEW_NOT_FOUND] x\nstack"))
+    with pytest.raises(ChangesError, match="profile must be dbt-spark `method: session`"):
+        read_results(spark, "`s`.`table_diff_changes`", "r1", 1)
+    wrong = FakeSpark(rows=[{c: None for c in ("primary_key", "schema_changes")}])
+    with pytest.raises(ChangesError, match="holds 1 rows of run r1, not 2"):
+        read_results(wrong, "`s`.`table_diff_changes`", "r1", 2)

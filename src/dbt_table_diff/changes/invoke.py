@@ -88,8 +88,16 @@ def run_diff_changes(options: DbtOptions, args: dict[str, Any]) -> tuple[str, li
 def read_results(spark: Any, relation: str, run_id: str, expected: int) -> list[dict[str, Any]]:
     """The run's rows of the results table, in the macro's order, JSON columns parsed."""
     quoted = run_id.replace("\\", "\\\\").replace("'", "\\'")
-    frame = spark.sql(f"select * from {relation} where run_id = '{quoted}' order by position")
-    rows = [row.asDict() for row in frame.collect()]
+    try:
+        frame = spark.sql(f"select * from {relation} where run_id = '{quoted}' order by position")
+        rows = [row.asDict() for row in frame.collect()]
+    except Exception as exc:  # noqa: BLE001 - pyspark's AnalysisException and py4j's errors
+        raise ChangesError(
+            f"the macro wrote {relation}, but this process's Spark session cannot read it "
+            f"({str(exc).splitlines()[0]}): table-diff changes reads its results in-process, so "
+            "the profile must be dbt-spark `method: session` (local Spark or a cluster). On "
+            f"another connection, query {relation} where run_id = '{run_id}' yourself."
+        ) from exc
     if len(rows) != expected:
         raise ChangesError(
             f"{relation} holds {len(rows)} rows of run {run_id}, not {expected}: another "
