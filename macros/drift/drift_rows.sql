@@ -14,13 +14,14 @@
 {% macro drift_rows(source, target, primary_key, columns=none, exclude_columns=none, table_filter=none,
                     strategy='hash', block_count=none, block_size=none, normalize=none,
                     max_diff_rows=none, check_duplicate_keys=none, quick_check=true, keys_only=none,
-                    source_as_of=none, target_as_of=none, thresholds=none, column_map=none, tolerance=none, arg_names=none) %}
+                    source_as_of=none, target_as_of=none, thresholds=none, column_map=none, tolerance=none, arg_names=none,
+                    allow_partial=false) %}
   {% set names = {'macro': 'drift_rows', 'source': 'source', 'target': 'target'} %}
   {% do names.update(arg_names or {}) %}
   {% do table_diff._check_kwargs(names['macro'], kwargs, [names['source'], names['target'], 'primary_key', 'columns',
       'exclude_columns', 'table_filter', 'strategy', 'block_count', 'block_size', 'normalize', 'max_diff_rows',
       'check_duplicate_keys', 'quick_check', 'keys_only', names['source'] ~ '_as_of', names['target'] ~ '_as_of',
-      'thresholds', 'column_map', 'tolerance']) %}
+      'thresholds', 'column_map', 'tolerance', 'allow_partial']) %}
   {% do table_diff._require_relation(names['macro'], names['source'], source) %}
   {#- A list of targets: each replica of the source checked against it, the source read once for
       the shared whole-table signatures (ADR 0028). -#}
@@ -36,6 +37,11 @@
         "Leave it out (true: one whole-table signature first) or set false when drift is expected.") }}
   {% endif %}
   {% set limits = table_diff._check_thresholds(names['macro'], thresholds) %}
+  {% if allow_partial is not boolean %}
+    {{ table_diff._fail(names['macro'], 'allow_partial', allow_partial, "true or false",
+        "Leave it out (false: a result cut short at max_diff_rows is an error) or set true to keep the rows found.") }}
+  {% endif %}
+  {% do opts.update({'allow_partial': allow_partial}) %}
   {% do table_diff._sample_rows_var(names['macro']) %}
   {% if replicas is not none %}
     {% do table_diff._check_replica_options(names['macro'], opts, names['target']) %}
@@ -89,7 +95,8 @@
   {% endif %}
   {% set view = 'td_cache_drift_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
   {% do table_diff.cache_view(view, found['rows_sql']) %}
-  {% set failing = table_diff._drift_rows_report(spec, source, target, names, label, started_at, limits, found, view) %}
+  {% set failing = table_diff._drift_rows_report(spec, source, target, names, label, started_at, limits, found, view,
+      opts.get('allow_partial', false)) %}
   select * from {{ view }}
   {%- if limits %} where diff_type in ({{ failing | join(', ') }}){% endif %}
 {% endmacro %}
@@ -142,7 +149,7 @@
   {% for entry, target, label, found in drifted %}
     {% set name = table_diff._sql_string(entry['name']) %}
     {% set failing = table_diff._drift_rows_report(entry['spec'], source, target, names, label, started_at, limits, found,
-        "(select * from " ~ view ~ " where target_name = " ~ name ~ ") as td_r") %}
+        "(select * from " ~ view ~ " where target_name = " ~ name ~ ") as td_r", opts.get('allow_partial', false)) %}
     {% do conditions.append("(target_name = " ~ name ~ (" and diff_type in (" ~ failing | join(', ') ~ ")" if limits else "") ~ ")") %}
   {% endfor %}
   {{ return("select * from " ~ view ~ " where " ~ conditions | join(' or ')) }}
@@ -228,7 +235,7 @@
 {% endmacro %}
 
 
-{% macro _drift_rows_report(spec, source, target, names, label, started_at, limits, found, view) %}
+{% macro _drift_rows_report(spec, source, target, names, label, started_at, limits, found, view, allow_partial=false) %}
   {#- After the differing rows of `found` (_drift_rows_compare) are cached in `view` (a relation or
       a FROM item): the counts per kind, the log line with the most changed columns and sample
       rows, the check that no side moved during the run, the history row, the errors of a moved
@@ -274,8 +281,9 @@
     {% endif %}
   {% endfor %}
   {#- A result cut short at max_diff_rows can never reach a threshold above the limit, so it must
-      not pass or merely warn under warn_if / error_if: it is an error whatever the thresholds. -#}
-  {% if total >= spec['max_diff_rows'] %}
+      not pass or merely warn under warn_if / error_if: it is an error whatever the thresholds,
+      unless the caller takes partial counts (allow_partial: diff_changes reports them as such). -#}
+  {% if total >= spec['max_diff_rows'] and not allow_partial %}
     {{ exceptions.raise_compiler_error("table_diff." ~ names['macro'] ~ ": " ~ label ~ ": at least " ~ total
         ~ " rows differ and the result stopped at max_diff_rows=" ~ spec['max_diff_rows'] ~ ", so it is partial: "
         ~ "it cannot be held against warn_if / error_if. Raise max_diff_rows above the number of rows you expect "

@@ -71,6 +71,7 @@ HEAVY_MODULES = (
     "test_track_iceberg.py",
     "test_tolerance.py",
     "test_drift_tests.py",
+    "test_changes.py",
     "test_session_submission.py",
     "test_bench.py",
     "test_replicas.py",

@@ -29,8 +29,13 @@ PACKAGE = "dbt_table_diff"
 # package's own __init__ only being "dbt_table_diff".
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("dbt_table_diff",),  # dbt's plugin entry (`plugins`) and the version
-    ("dbt_table_diff.cli",),  # the command line: scaffold, demo, report, preview
-    ("dbt_table_diff.scaffold", "dbt_table_diff.report", "dbt_table_diff.plugin"),
+    ("dbt_table_diff.cli",),  # the command line: scaffold, demo, report, preview, changes
+    (
+        "dbt_table_diff.scaffold",
+        "dbt_table_diff.report",
+        "dbt_table_diff.changes",
+        "dbt_table_diff.plugin",
+    ),
     ("dbt_table_diff.split", "dbt_table_diff.session_submission", "dbt_table_diff.merge_classify"),
     ("dbt_table_diff.spec", "dbt_table_diff._version"),
 )

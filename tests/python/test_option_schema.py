@@ -29,8 +29,9 @@ _SIGNATURE = r"\{%-?\s*(?:macro|test)\s+NAME\s*\((?P<args>.*?)\)\s*-?%\}"
 # PairOptions' fields that are not options of the schema: the pair's name and sides, the replica
 # set (several --target), and the test's limits gathered in one mapping (the schema's max_*).
 PAIR_FIELDS_BESIDES = {"name", "source", "target", "replicas", "limits"}
-# drift_rows takes the limits as one mapping and the test's argument names for its messages.
-DRIFT_ROWS_BESIDES = {"thresholds", "arg_names"}
+# drift_rows takes the limits as one mapping, the test's argument names for its messages, and
+# whether a result cut short at max_diff_rows may be returned (diff_changes: partial counts).
+DRIFT_ROWS_BESIDES = {"thresholds", "arg_names", "allow_partial"}
 
 
 def _gen_script():

@@ -1,5 +1,5 @@
-"""``table-diff`` command line: ``scaffold pair``, ``scaffold merge``, ``demo``, ``report`` and
-``preview``."""
+"""``table-diff`` command line: ``scaffold pair``, ``scaffold merge``, ``demo``, ``report``,
+``preview`` and ``changes``."""
 
 # The docstring above is the parser's description (`table-diff --help`). Each subcommand is a module
 # of this package with `add(subparsers)` and `run(args) -> exit code`; main only wires them.
@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import argparse
 
-from dbt_table_diff.cli import demo, preview, report, scaffold
+from dbt_table_diff.cli import changes, demo, preview, report, scaffold
 
-COMMANDS = {"scaffold": scaffold, "demo": demo, "report": report, "preview": preview}
+COMMANDS = {
+    "scaffold": scaffold,
+    "demo": demo,
+    "report": report,
+    "preview": preview,
+    "changes": changes,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
