@@ -124,7 +124,9 @@
   {%- elif tree['kind'] == 'map' -%}
     {%- set key_tree = tree['key'] -%}
     {%- if key_tree['kind'] == 'scalar' and key_tree['family'] == 'string' -%}
-      {%- set label = "concat('''', replace(" ~ x ~ ".key, '''', '\\\\'''), '''')" -%}
+      {#- `\` and `'` escaped: the key reads as one string literal, and no key's path is a
+          prefix of another key's (`minimal_paths` compares paths as text). -#}
+      {%- set label = "concat('''', replace(replace(" ~ x ~ ".key, '\\\\', '\\\\\\\\'), '''', '\\\\'''), '''')" -%}
     {%- elif key_tree['kind'] == 'scalar' -%}
       {%- set label = 'cast(' ~ x ~ '.key as string)' -%}
     {%- else -%}

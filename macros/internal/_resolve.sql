@@ -58,7 +58,11 @@
       {% set p = pins.get(side) %}
       {% set exact = table_diff.exact_column_types(rels[side] ~ ((' ' ~ table_diff.as_of_clause(p)) if p and p['explicit'] else ''), nested) %}
       {% set typed = [] %}
-      {% for c in found_cols %}{% do typed.append(api.Column.create(c.name, exact[c.name]) if c.name in exact else c) %}{% endfor %}
+      {% for c in found_cols %}
+        {% set tree = table_diff._parse_type(exact[c.name]) if c.name in exact else none %}
+        {#- As quoted SQL when understood; as `typeof` wrote it otherwise (refused below). -#}
+        {% do typed.append(api.Column.create(c.name, table_diff._type_ddl(tree) if tree is not none else exact[c.name]) if c.name in exact else c) %}
+      {% endfor %}
       {% set found_cols = typed %}
     {% endif %}
     {% set rename = (renames or {}).get(side) %}
@@ -171,7 +175,7 @@
         {% if fam == 'unsupported' or (fam == 'nested' and table_diff._nested_tree(found[side].dtype) is none) %}
           {{ table_diff._fail(macro_name, 'columns', name ~ ' ' ~ dtypes | join('/'),
               "a supported type (numbers, decimals, strings, booleans, dates, timestamps, binary, and arrays, maps, structs and variants of them)"
-              ~ (", with struct field names free of ':', ',', '<' and '>' (Spark's type string leaves them unquoted)" if fam == 'nested' else ''),
+              ~ (", with struct field names free of ':', ',', '<', '>' and '`' (Spark's type string leaves them unquoted)" if fam == 'nested' else ''),
               "Add '" ~ name ~ "' to exclude_columns, or compare a view that "
               ~ ("renames the struct's fields (named_struct(...)) or casts the value to a supported type." if fam == 'nested' else "casts it to a supported type.")) }}
         {% endif %}

@@ -87,12 +87,15 @@
 
 
 {% macro _split_type_list(text) %}
-  {#- `a:int,b:map<string,int>,c:decimal(10,2)` -> its top-level items (commas inside <> or () stay). -#}
+  {#- `a:int,b:map<string,int>,c:decimal(10,2)` -> its top-level items (commas inside <>, () or
+      backticks stay; a doubled backtick inside a quoted name toggles twice). -#}
   {%- set parts = [] -%}
-  {%- set ns = namespace(depth=0, cur='') -%}
+  {%- set ns = namespace(depth=0, cur='', quoted=false) -%}
   {%- for ch in text -%}
-    {%- if ch in '<(' -%}{%- set ns.depth = ns.depth + 1 -%}{%- elif ch in '>)' -%}{%- set ns.depth = ns.depth - 1 -%}{%- endif -%}
-    {%- if ch == ',' and ns.depth == 0 -%}{%- do parts.append(ns.cur) -%}{%- set ns.cur = '' -%}
+    {%- if ch == '`' -%}{%- set ns.quoted = not ns.quoted -%}
+    {%- elif ns.quoted -%}
+    {%- elif ch in '<(' -%}{%- set ns.depth = ns.depth + 1 -%}{%- elif ch in '>)' -%}{%- set ns.depth = ns.depth - 1 -%}{%- endif -%}
+    {%- if ch == ',' and ns.depth == 0 and not ns.quoted -%}{%- do parts.append(ns.cur) -%}{%- set ns.cur = '' -%}
     {%- else -%}{%- set ns.cur = ns.cur ~ ch -%}{%- endif -%}
   {%- endfor -%}
   {%- do parts.append(ns.cur) -%}
@@ -106,7 +109,8 @@
     tree: {'kind': 'array', 'element': tree}, {'kind': 'map', 'key': tree, 'value': tree},
     {'kind': 'struct', 'fields': [[name, tree], ...]}, {'kind': 'variant'}, or {'kind': 'scalar',
     'type': canonical type, 'family': family}; none when a part is not understood (a field name
-    holding ':', ',', '<' or '>', which Spark writes unquoted, or an unsupported leaf type).
+    holding ':', ',', '<', '>' or '`', which Spark's `typeof` writes unquoted, or an unsupported
+    leaf type). Field names in backticks (`_type_ddl`'s output) are read quoted.
   -#}
   {%- set t = data_type | string | trim -%}
   {%- set lt = t | lower -%}
@@ -124,10 +128,16 @@
   {%- if lt.startswith('struct<') and lt.endswith('>') -%}
     {%- set fields = [] -%}
     {%- for item in table_diff._split_type_list(t[7:-1]) -%}
-      {%- set cut = item.find(':') -%}
-      {%- set f = table_diff._parse_type(item[cut + 1:]) if cut > 0 else none -%}
+      {%- set m = modules.re.match('^`((?:[^`]|``)*)`:(.*)$', item, modules.re.S) -%}
+      {%- if m -%}
+        {%- set name, rest = m.group(1) | replace('``', '`'), m.group(2) -%}
+      {%- else -%}
+        {%- set cut = item.find(':') -%}
+        {%- set name, rest = (item[:cut], item[cut + 1:]) if cut > 0 else (none, '') -%}
+      {%- endif -%}
+      {%- set f = table_diff._parse_type(rest) if name is not none else none -%}
       {%- if f is none -%}{{ return(none) }}{%- endif -%}
-      {%- do fields.append([item[:cut], f]) -%}
+      {%- do fields.append([name, f]) -%}
     {%- endfor -%}
     {{ return({'kind': 'struct', 'fields': fields}) }}
   {%- endif -%}
@@ -156,4 +166,21 @@
     {%- endfor -%}
   {%- endif -%}
   {{ return(false) }}
+{% endmacro %}
+
+
+{% macro _type_ddl(tree) %}
+  {#- A parsed type as SQL, every struct field name quoted (`struct<`Unit Price`:int>`): the type
+      string a nested column's items carry, so that `cast(null as <type>)` parses whatever the
+      names (Spark's `typeof` leaves them unquoted). -#}
+  {%- if tree['kind'] == 'scalar' -%}{{ return(tree['type']) }}
+  {%- elif tree['kind'] == 'variant' -%}{{ return('variant') }}
+  {%- elif tree['kind'] == 'array' -%}{{ return('array<' ~ table_diff._type_ddl(tree['element']) ~ '>') }}
+  {%- elif tree['kind'] == 'map' -%}{{ return('map<' ~ table_diff._type_ddl(tree['key']) ~ ',' ~ table_diff._type_ddl(tree['value']) ~ '>') }}
+  {%- endif -%}
+  {%- set fields = [] -%}
+  {%- for name, f in tree['fields'] -%}
+    {%- do fields.append('`' ~ name | replace('`', '``') ~ '`:' ~ table_diff._type_ddl(f)) -%}
+  {%- endfor -%}
+  {{ return('struct<' ~ fields | join(',') ~ '>') }}
 {% endmacro %}
