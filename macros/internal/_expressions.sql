@@ -19,10 +19,10 @@
 
 {% macro _normalised_expr(col, side, alias=none) %}
   {#- Typed value with the column's normalisation rules applied (what is hashed and compared); a
-      nested column's canonical text (`nested_value`: no rule applies to it). -#}
+      nested column's canonical typed structure (`nested_hashable`: no rule applies to it). -#}
   {%- set e = table_diff._typed_expr(col, side, alias) -%}
   {%- if table_diff._type_family(col['type']) == 'nested' -%}
-    {{ return(table_diff.nested_value(e, table_diff._nested_tree(col['type']))) }}
+    {{ return(table_diff.nested_hashable(e, table_diff._nested_tree(col['type']))) }}
   {%- endif -%}
   {%- set rules = col.get('normalize') or {} -%}
   {%- if 'round' in rules -%}{%- set e = 'round(' ~ e ~ ', ' ~ rules['round'] ~ ')' -%}{%- endif -%}
@@ -34,12 +34,15 @@
 
 
 {% macro _compared_expr(col, side, alias=none) %}
-  {#- What the row diff compares with `<=>`: the normalised value, except a nested value with no
-      map or variant inside, compared as stored: Spark's `<=>` on arrays and structs already is
-      the rule (NULL elements and fields by position, NaN = NaN, -0.0 = 0.0, [] apart from NULL),
-      so the full-row join builds and shuffles no canonical text for it (ADR 0041). -#}
-  {%- if table_diff._type_family(col['type']) == 'nested' and not table_diff._nested_has_map(table_diff._nested_tree(col['type'])) -%}
-    {{ return(table_diff._typed_expr(col, side, alias)) }}
+  {#- What the row diff compares with `<=>`: the normalised value, except a nested value, compared
+      as stored: Spark's `<=>` on arrays and structs already is the rule (NULL elements and fields
+      by position, NaN = NaN, -0.0 = 0.0, [] apart from NULL), so the full-row join carries no
+      hash structure; with a map or variant inside (which Spark cannot compare), its canonical
+      rebuild (`_nested_canonical`: maps as sorted entries, variants as text) (ADR 0041). -#}
+  {%- if table_diff._type_family(col['type']) == 'nested' -%}
+    {%- set tree = table_diff._nested_tree(col['type']) -%}
+    {%- set e = table_diff._typed_expr(col, side, alias) -%}
+    {{ return(table_diff._nested_canonical(e, tree, 0) if table_diff._nested_has_map(tree) else e) }}
   {%- endif -%}
   {{ return(table_diff._normalised_expr(col, side, alias)) }}
 {% endmacro %}
