@@ -26,6 +26,23 @@
 {% endmacro %}
 
 
+{% macro nested_comparable(expr, tree) %}
+  {{ return(adapter.dispatch('nested_comparable', 'table_diff')(expr, tree)) }}
+{% endmacro %}
+
+
+{% macro default__nested_comparable(expr, tree) %}
+  {{ return(table_diff._not_implemented('nested_comparable')) }}
+{% endmacro %}
+
+
+{% macro spark__nested_comparable(expr, tree) %}
+  {#- A nested value that `<=>` compares by the rules: maps as entry arrays sorted by key and
+      variants as text (Spark compares neither), the rest as `<=>` already treats it. -#}
+  {{ return(table_diff._nested_canonical(expr, tree, 0)) }}
+{% endmacro %}
+
+
 {% macro nested_hashable(expr, tree) %}
   {{ return(adapter.dispatch('nested_hashable', 'table_diff')(expr, tree)) }}
 {% endmacro %}

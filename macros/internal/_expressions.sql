@@ -38,11 +38,11 @@
       as stored: Spark's `<=>` on arrays and structs already is the rule (NULL elements and fields
       by position, NaN = NaN, -0.0 = 0.0, [] apart from NULL), so the full-row join carries no
       hash structure; with a map or variant inside (which Spark cannot compare), its canonical
-      rebuild (`_nested_canonical`: maps as sorted entries, variants as text) (ADR 0041). -#}
+      rebuild (`nested_comparable`: maps as sorted entries, variants as text) (ADR 0041). -#}
   {%- if table_diff._type_family(col['type']) == 'nested' -%}
     {%- set tree = table_diff._nested_tree(col['type']) -%}
     {%- set e = table_diff._typed_expr(col, side, alias) -%}
-    {{ return(table_diff._nested_canonical(e, tree, 0) if table_diff._nested_has_map(tree) else e) }}
+    {{ return(table_diff.nested_comparable(e, tree) if table_diff._nested_has_map(tree) else e) }}
   {%- endif -%}
   {{ return(table_diff._normalised_expr(col, side, alias)) }}
 {% endmacro %}
