@@ -122,10 +122,9 @@ def diff_table(summary: dict, diff_rows: list[dict]) -> dict[str, Any]:
         for c in columns:
             old, new = row.get(f"source__{c}"), row.get(f"target__{c}")
             if kind == "modified" and c in changed:
+                cell = {"changed": True, "old": _display(old), "new": _display(new)}
                 paths = [p for p in column_paths(row, c) if p != c]
-                cells.append(
-                    {"changed": True, "old": _display(old), "new": _display(new), "paths": paths}
-                )
+                cells.append({**cell, "paths": paths} if paths else cell)
             else:
                 value = new if side == "target" else old
                 if kind == "modified":
