@@ -12,7 +12,8 @@
              ['current_relation', 'string'], ['production_relation', 'string'], ['primary_key', 'string'],
              ['rows_current', 'bigint'], ['rows_production', 'bigint'], ['added', 'bigint'], ['deleted', 'bigint'],
              ['modified', 'bigint'], ['duplicate_key_rows', 'bigint'], ['partial', 'boolean'],
-             ['schema_changes', 'string'], ['column_changes', 'string'], ['samples', 'string'], ['seconds', 'double']]) }}
+             ['schema_changes', 'string'], ['column_changes', 'string'], ['samples', 'string'], ['seconds', 'double'],
+             ['inputs', 'string'], ['production_written_at', 'string']]) }}
 {% endmacro %}
 
 

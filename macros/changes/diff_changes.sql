@@ -3,7 +3,8 @@
   one dbt invocation (`dbt run-operation`, run by `table-diff changes`, ADR 0042). `models` lists,
   in dependency order, each model to report: {id, name, change ('new', 'modified', 'downstream',
   'removed'), current and production ({database, schema, identifier}, none where the model has no
-  such side), primary_key (none: keyless), exclude_columns, prune_parents (ids, or none)}.
+  such side), primary_key (none: keyless), exclude_columns, prune_parents (ids, or none), sources
+  ([{name, relation}] it reads) and pinned_sources (names the build read at production's version)}.
   1. Every relation named is checked to exist before any scan (an error names the model).
   2. Per model, in order: a new model's rows are counted and its columns listed, a removed one's
      production rows counted; a modified or downstream one is compared with its production
@@ -93,7 +94,7 @@
               'production_relation': (found['production'][0] | string) if 'production' in found else none,
               'primary_key': none, 'rows_current': none, 'rows_production': none, 'added': none, 'deleted': none,
               'modified': none, 'duplicate_key_rows': none, 'partial': false, 'schema_changes': [],
-              'column_changes': [], 'samples': []} %}
+              'column_changes': [], 'samples': [], 'inputs': [], 'production_written_at': none} %}
   {% if entry['change'] == 'new' %}
     {% set rel, cols = found['current'] %}
     {% do r.update({'rows_current': run_query("select count(*) from " ~ rel).rows[0][0] | int}) %}
@@ -106,10 +107,22 @@
       {% do r['notes'].append("its production relation " ~ rel ~ " is already gone") %}
     {% endif %}
   {% else %}
+    {#- Its sources as production read them and as they are now (changes_inputs.sql). -#}
+    {% set ns = namespace(moved=false) %}
+    {% if entry.get('sources') %}
+      {% set inputs = table_diff._changes_inputs(found['production'][0], entry['sources'], entry.get('pinned_sources')) %}
+      {% do r.update({'inputs': inputs['inputs'], 'production_written_at': inputs['written_at']}) %}
+      {% for i in inputs['inputs'] if i['moved'] is not false and not i['pinned'] %}{% set ns.moved = true %}{% endfor %}
+      {% set note = table_diff._changes_inputs_note(inputs) %}
+      {% if note %}{% do r['notes'].append(note) %}{% endif %}
+    {% endif %}
     {% set parents = entry.get('prune_parents') or [] %}
     {% set unchanged = [] %}
     {% for p in parents if status_of.get(p) == 'unchanged' %}{% do unchanged.append(name_of.get(p, p)) %}{% endfor %}
-    {% if parents and unchanged | length == parents | length %}
+    {% if parents and unchanged | length == parents | length and ns.moved %}
+      {% do r['notes'].append("diffed although every changed parent it reads came out identical: its own sources may have moved") %}
+    {% endif %}
+    {% if parents and unchanged | length == parents | length and not ns.moved %}
       {% do r.update({'status': 'unchanged'}) %}
       {% do r['notes'].append("not diffed: its code did not change and every changed parent it reads ("
           ~ unchanged | join(', ') ~ ") came out identical") %}
@@ -219,10 +232,17 @@
           "A " ~ entry['change'] ~ " model needs its " ~ side ~ " relation.") }}
     {% endif %}
   {% endfor %}
-  {% for name in ['primary_key', 'exclude_columns', 'prune_parents'] %}
+  {% for name in ['primary_key', 'exclude_columns', 'prune_parents', 'pinned_sources'] %}
     {% set v = entry.get(name) %}
     {% if v is not none and (v is string or v is mapping or v is not iterable) %}
       {{ table_diff._fail('diff_changes', arg ~ '.' ~ name, v, "a list of names, or none", "Write it as [a, b].") }}
     {% endif %}
+  {% endfor %}
+  {% set sources = entry.get('sources') %}
+  {% if sources is not none and (sources is string or sources is mapping or sources is not iterable) %}
+    {{ table_diff._fail('diff_changes', arg ~ '.sources', sources, "a list of {name, relation}, or none", "E.g. [{name: raw.events, relation: {schema: raw, identifier: events}}].") }}
+  {% endif %}
+  {% for s in sources or [] if s is not mapping or s.get('name') is not string or s.get('relation') is not mapping %}
+    {{ table_diff._fail('diff_changes', arg ~ '.sources[' ~ loop.index0 ~ ']', s, "{name: 'source_name.table_name', relation: {schema, identifier}}", "table-diff changes writes it from the manifest.") }}
   {% endfor %}
 {% endmacro %}

@@ -106,3 +106,62 @@
   {% endfor %}
   {{ return(columns) }}
 {% endmacro %}
+
+
+{% macro last_write_time(relation, info=none) %}
+  {{ return(adapter.dispatch('last_write_time', 'table_diff')(relation, info)) }}
+{% endmacro %}
+
+
+{% macro default__last_write_time(relation, info=none) %}
+  {{ return(none) }}
+{% endmacro %}
+
+
+{% macro spark__last_write_time(relation, info=none) %}
+  {#- When `relation` was last written (a datetime, as the session returns timestamps), or none:
+      Delta: its newest commit; Iceberg: when its current snapshot was made current; a file table
+      (parquet, orc, ...): its newest data file's modification time (metadata only); a view, or
+      an empty file table: none. `info`: its table_version, when the caller has it. -#}
+  {% set info = info or table_diff.table_version(relation) %}
+  {% if info['format'] == 'delta' %}
+    {{ return(run_query('describe history ' ~ relation ~ ' limit 1').rows[0][1]) }}
+  {% elif info['format'] == 'iceberg' %}
+    {% set rows = run_query('select max(made_current_at) from ' ~ relation ~ '.history').rows %}
+    {{ return(rows[0][0] if rows else none) }}
+  {% elif info['format'] in [none, 'view'] %}
+    {{ return(none) }}
+  {% endif %}
+  {% if table_diff.file_modified_at(relation) is none %}{{ return(none) }}{% endif %}
+  {{ return(run_query('select max(_metadata.file_modification_time) from ' ~ relation).rows[0][0]) }}
+{% endmacro %}
+
+
+{% macro version_at(relation, format, at) %}
+  {{ return(adapter.dispatch('version_at', 'table_diff')(relation, format, at)) }}
+{% endmacro %}
+
+
+{% macro default__version_at(relation, format, at) %}
+  {{ return(none) }}
+{% endmacro %}
+
+
+{% macro spark__version_at(relation, format, at) %}
+  {#- The version of a Delta or Iceberg table that was current at `at` (a datetime from
+      last_write_time): the newest Delta commit, or the newest snapshot of the main branch's
+      lineage, made at or before it; none when the table had none yet, or has no versions. -#}
+  {% set ns = namespace(version=none, when=none) %}
+  {% if format == 'delta' %}
+    {% set rows = run_query('describe history ' ~ relation).rows %}
+  {% elif format == 'iceberg' %}
+    {% set rows = run_query('select snapshot_id, made_current_at from ' ~ relation ~ '.history where is_current_ancestor').rows %}
+  {% else %}
+    {{ return(none) }}
+  {% endif %}
+  {% for row in rows if row[1] is not none and row[1] <= at
+      and (ns.when is none or row[1] > ns.when or (row[1] == ns.when and (row[0] | int) > ns.version)) %}
+    {% set ns.version, ns.when = row[0] | int, row[1] %}
+  {% endfor %}
+  {{ return(ns.version) }}
+{% endmacro %}

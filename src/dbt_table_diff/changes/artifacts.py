@@ -46,12 +46,13 @@ def read_json(path: Path, what: str, fix: str) -> dict[str, Any]:
     return data
 
 
-def load_artifacts(target_dir: Path, state_dir: Path) -> Artifacts:
+def load_artifacts(target_dir: Path, state_dir: Path, *, built: bool = True) -> Artifacts:
     """Read the current run's artifacts under ``target_dir`` and production's under ``state_dir``.
 
     Checked before anything runs: the state directory holds a manifest.json, the target directory
     is not the state directory, and the last dbt command there built models (``dbt build`` or
     ``dbt run``; a ``dbt compile`` or ``dbt ls`` afterwards would have replaced run_results.json).
+    ``built=False``: before the build (a same-inputs run parses first), no run_results.json.
     """
     build_hint = (
         f"Run `dbt build --select state:modified+ --defer --state {state_dir}` first, in the "
@@ -78,7 +79,10 @@ def load_artifacts(target_dir: Path, state_dir: Path) -> Artifacts:
     current_path = target_dir / "manifest.json"
     current = read_json(current_path, "this run's manifest", build_hint)
     run_results_path = target_dir / "run_results.json"
-    run_results = read_json(run_results_path, "this run's results", build_hint)
+    if not built:
+        run_results: dict[str, Any] = {}
+    else:
+        run_results = read_json(run_results_path, "this run's results", build_hint)
     command = (run_results.get("args") or {}).get("which")
     if command is not None and command not in BUILDING_COMMANDS:
         raise ChangesError(

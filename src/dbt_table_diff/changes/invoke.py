@@ -18,7 +18,7 @@ from dbt_table_diff.changes.artifacts import ChangesError
 
 RESULTS_MARKER = "table_diff.diff_changes results: "
 # The results table's columns holding JSON text.
-JSON_COLUMNS = ("primary_key", "schema_changes", "column_changes", "samples")
+JSON_COLUMNS = ("primary_key", "schema_changes", "column_changes", "samples", "inputs")
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,9 @@ def macro_args(
     }
 
 
-def run_diff_changes(options: DbtOptions, args: dict[str, Any]) -> tuple[str, list[str]]:
-    """Run the macro once; the results relation it names, and every log message dbt emitted."""
+def run_dbt(options: DbtOptions, command: list[str]) -> tuple[Any, list[str]]:
+    """``dbt COMMAND`` in this process (its Spark session is this process's); dbt's result and
+    every log message it emitted."""
     from dbt.cli.main import dbtRunner
 
     messages: list[str] = []
@@ -67,22 +68,28 @@ def run_diff_changes(options: DbtOptions, args: dict[str, Any]) -> tuple[str, li
         if msg:
             messages.append(str(msg))
 
-    invocation = [
-        "run-operation",
-        "table_diff.diff_changes",
-        "--args",
-        json.dumps(args),
-        *options.common_args(),
-    ]
-    result = dbtRunner(callbacks=[collect]).invoke(invocation)
-    found = [m[len(RESULTS_MARKER) :] for m in messages if m.startswith(RESULTS_MARKER)]
+    result = dbtRunner(callbacks=[collect]).invoke([*command, *options.common_args()])
+    return result, messages
+
+
+def run_operation(
+    options: DbtOptions, macro: str, args: dict[str, Any], marker: str
+) -> tuple[str, list[str]]:
+    """``dbt run-operation MACRO --args ARGS``; the text after ``marker`` in the last log line
+    that starts with it, and every log message."""
+    result, messages = run_dbt(options, ["run-operation", macro, "--args", json.dumps(args)])
+    found = [m[len(marker) :] for m in messages if m.startswith(marker)]
     if not result.success or not found:
         errors = [m for m in messages if "table_diff." in m and ("invalid" in m or "does not" in m)]
         reason = errors[-1] if errors else str(result.exception or "see dbt's output above")
-        raise ChangesError(
-            f"dbt run-operation table_diff.diff_changes failed in {options.project_dir}: {reason}"
-        )
-    return found[-1].split(" run_id ", 1)[0], messages
+        raise ChangesError(f"dbt run-operation {macro} failed in {options.project_dir}: {reason}")
+    return found[-1], messages
+
+
+def run_diff_changes(options: DbtOptions, args: dict[str, Any]) -> tuple[str, list[str]]:
+    """Run the macro once; the results relation it names, and every log message dbt emitted."""
+    found, messages = run_operation(options, "table_diff.diff_changes", args, RESULTS_MARKER)
+    return found.split(" run_id ", 1)[0], messages
 
 
 def read_results(spark: Any, relation: str, run_id: str, expected: int) -> list[dict[str, Any]]:

@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_table_diff.changes.keys import Key, find_key
-from dbt_table_diff.changes.selection import DOWNSTREAM, NEW, REMOVED, ModelChange, Selection
+from dbt_table_diff.changes.selection import (
+    DOWNSTREAM,
+    MODIFIED,
+    NEW,
+    REMOVED,
+    ModelChange,
+    Selection,
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,50 @@ def relation_of(node: dict[str, Any]) -> dict[str, Any]:
         "schema": node.get("schema"),
         "identifier": node.get("alias") or node.get("name"),
     }
+
+
+def sources_of(node: dict[str, Any], manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sources ``node`` reads directly, as ``{name: 'source_name.table_name', relation}``."""
+    out = []
+    for uid in _parents(node):
+        source = (manifest.get("sources") or {}).get(uid)
+        if source is not None:
+            out.append(
+                {
+                    "name": f"{source['source_name']}.{source['name']}",
+                    "relation": {
+                        "database": source.get("database"),
+                        "schema": source.get("schema"),
+                        "identifier": source.get("identifier") or source.get("name"),
+                    },
+                }
+            )
+    return out
+
+
+def pin_requests(selection: Selection, current_manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """What ``table_diff.changes_source_pins`` is asked before a same-inputs build: every model
+    the build will run that has a production relation to date it by, and reads a source. A view
+    reads its sources when queried, in production too, so it is never pinned; an ephemeral model
+    is compiled into its children's queries and is not pinned either."""
+    out = []
+    for m in selection.models:
+        if m.change not in (MODIFIED, DOWNSTREAM) or not m.current or not m.production:
+            continue
+        materialized = (m.current.get("config") or {}).get("materialized")
+        if materialized in ("view", "ephemeral") or _ephemeral(m.production):
+            continue
+        sources = sources_of(m.current, current_manifest)
+        if sources:
+            out.append(
+                {
+                    "id": m.unique_id,
+                    "name": m.name,
+                    "production": relation_of(m.production),
+                    "sources": sources,
+                }
+            )
+    return out
 
 
 def _ephemeral(node: dict[str, Any] | None) -> bool:
@@ -76,8 +127,13 @@ def dependency_order(ids: list[str], parents: dict[str, list[str]]) -> list[str]
     return out
 
 
-def build_plan(selection: Selection, current_manifest: dict[str, Any]) -> Plan:
-    """The macro's entries and what is reported without it (module docstring)."""
+def build_plan(
+    selection: Selection,
+    current_manifest: dict[str, Any],
+    pins: dict[str, dict[str, Any]] | None = None,
+) -> Plan:
+    """The macro's entries and what is reported without it (module docstring). ``pins``: the
+    source versions a same-inputs build read, per model id (``changes_source_pins``)."""
     plan = Plan()
     diffed: dict[str, ModelChange] = {}
     for m in selection.models:
@@ -116,6 +172,8 @@ def build_plan(selection: Selection, current_manifest: dict[str, Any]) -> Plan:
             "prune_parents": None,
         }
         if m.change != NEW:
+            entry["sources"] = sources_of(m.current, current_manifest)
+            entry["pinned_sources"] = sorted((pins or {}).get(uid) or {})
             key = find_key(current_manifest, m.current)
             plan.keys[uid] = key
             entry["primary_key"] = list(key.columns) if key.columns else None

@@ -127,6 +127,25 @@ def headline(report: dict[str, Any]) -> str:
         f"**{len(models)} models** new, modified or downstream of a change, compared with "
         f"production ({code(report.get('state', ''))}): {', '.join(parts) or 'none'}."
     )
+    moved = [
+        m["name"]
+        for m in models
+        if any(i.get("moved") and not i.get("pinned") for i in m.get("inputs") or [])
+    ]
+    if moved:
+        names = ", ".join(moved[:10]) + (" …" if len(moved) > 10 else "")
+        text += (
+            f"\n\nInputs moved since production built {cell(names)}: part of their differences "
+            "may be the data, not the code"
+            + (
+                "."
+                if report.get("same_inputs")
+                else f" ({code('--same-inputs')} reads Delta and Iceberg sources as production "
+                "read them)."
+            )
+        )
+    elif report.get("same_inputs"):
+        text += "\n\nBuilt from the source versions production read (`--same-inputs`)."
     if report["fail_on"]:
         policy = code("--fail-on " + ",".join(report["fail_on"]))
         if report["failed"]:
@@ -140,7 +159,8 @@ def headline(report: dict[str, Any]) -> str:
     return text
 
 
-def _ordered(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def ordered_models(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The models in table order (:data:`STATUS_ORDER`), changes.md's and changes.html's."""
     return sorted(models, key=lambda m: STATUS_ORDER.index(m["status"]))
 
 
@@ -152,7 +172,7 @@ def render_markdown(
 ) -> str:
     """changes.md, at most ``limit`` characters (counted as UTF-16 units, as browsers count)."""
     template = _environment().get_template("changes.md.j2")
-    ordered = _ordered(report["models"])
+    ordered = ordered_models(report["models"])
     detailed = [m for m in ordered if m["status"] != "unchanged" or (m["diffed"] and m["notes"])]
     head = headline(report)
 

@@ -92,6 +92,8 @@ def _model(row: dict[str, Any], plan: Plan) -> dict[str, Any]:
         "column_changes": [list(c) for c in row["column_changes"] or []],
         "samples": [list(s) for s in row["samples"] or []],
         "notes": notes,
+        "inputs": row.get("inputs") or [],
+        "production_written_at": row.get("production_written_at"),
         "seconds": row["seconds"],
     }
     entry["verdict"] = _verdict(entry)
@@ -125,6 +127,8 @@ def _skipped(plan: Plan) -> list[dict[str, Any]]:
             "column_changes": [],
             "samples": [],
             "notes": [s.note],
+            "inputs": [],
+            "production_written_at": None,
             "seconds": 0.0,
         }
         entry["verdict"] = _verdict(entry) + f": {s.note}"

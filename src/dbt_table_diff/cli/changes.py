@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import uuid
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from dbt_table_diff.changes.invoke import DbtOptions, macro_args, read_results, 
 from dbt_table_diff.changes.plan import build_plan
 from dbt_table_diff.changes.render import GITHUB_COMMENT_LIMIT, render_json, render_markdown
 from dbt_table_diff.changes.report import FAIL_ON, build_report, parse_fail_on
+from dbt_table_diff.changes.same_inputs import same_inputs_build
 from dbt_table_diff.changes.selection import select_changes
 from dbt_table_diff.cli.report import non_negative_int
 from dbt_table_diff.session_submission import get_session
@@ -70,6 +72,14 @@ def add(sub) -> None:
         "--results-schema", help="schema of the table_diff_changes table (default: the target's)"
     )
     changes.add_argument(
+        "--same-inputs",
+        action="store_true",
+        help="run the build itself (dbt build --select state:modified+ --defer --state DIR), "
+        "reading every Delta or Iceberg source at the version production read, so the diff "
+        "shows what the code did, not what the data did since; the project's source() must call "
+        "table_diff.pinned_source (docs/ci.md)",
+    )
+    changes.add_argument(
         "--report-url", help="where the full report will be (a CI artifact's link), for changes.md"
     )
 
@@ -101,16 +111,19 @@ def changes(args) -> int:
     target_path = target_path if target_path.is_absolute() else project / target_path
     state = Path(args.state)
     state = state if state.is_absolute() else (Path.cwd() / state)
+    options = DbtOptions(project, profiles, args.target, target_path / "table_diff_changes")
+    pins: dict = {}
+    if args.same_inputs:
+        pins = same_inputs_build(replace(options, target_path=target_path), options, state)
     artifacts = load_artifacts(target_path, state)
     selection = select_changes(artifacts)
-    plan = build_plan(selection, artifacts.current)
+    plan = build_plan(selection, artifacts.current, pins)
     for key in plan.keys.values():
         if key.note:
             print(f"table-diff changes: {key.note}", file=sys.stderr)
     run_id = f"changes-{uuid.uuid4().hex[:12]}"
     rows = []
     if plan.entries:
-        options = DbtOptions(project, profiles, args.target, target_path / "table_diff_changes")
         call = macro_args(
             plan.entries, run_id, args.sample_rows, args.max_diff_rows, args.results_schema
         )
@@ -121,6 +134,7 @@ def changes(args) -> int:
         "run_id": run_id,
         "state": str(args.state),
         "project": str(project),
+        "same_inputs": bool(args.same_inputs),
     }
     report = build_report(plan, rows, fail_on, context)
     out = Path(args.out)
