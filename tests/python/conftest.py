@@ -415,3 +415,29 @@ def dbt_project_factory(
         return project
 
     return make
+
+
+# Where the browser tests keep their screenshots (report_complete.png, changes.png, ...).
+OUTPUT = REPO_ROOT / "tests" / "output"
+CHROMIUM = os.environ.get("TABLE_DIFF_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """System Chromium through playwright (never a browser download), for the pages'
+    browser tests (test_report.py, test_changes_html.py)."""
+    if not Path(CHROMIUM).exists():
+        message = (
+            f"headless Chromium not found at {CHROMIUM}: install it with "
+            "`apt-get update && apt-get install -y chromium` (`make test` does, as root), or set "
+            "TABLE_DIFF_CHROMIUM to its path"
+        )
+        if os.environ.get("TABLE_DIFF_ALLOW_NO_BROWSER") == "1":
+            pytest.skip(message)
+        pytest.fail(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()

@@ -351,6 +351,13 @@ def test_cli_markdown_is_a_comment_github_takes(cli):
     assert "x3 event='click', value=1" in first
 
 
+def test_cli_writes_the_html_page_with_a_section_per_model(shop, cli):
+    page = (shop.root / "out1" / "changes.html").read_text()
+    for name in (*KEYS, "big_orders", "legacy"):
+        assert f'id="model-{name}"' in page and f'href="#model-{name}"' in page, name
+    assert "refunded" in page and "≥ 2" in (shop.root / "out2" / "changes.html").read_text()
+
+
 def test_bad_input_fails_early_with_the_fix(shop, spark, tmp_path, capsys):
     assert run_cli(spark, "--project-dir", str(shop.root)) == 2
     assert "--state is required" in capsys.readouterr().err

@@ -36,7 +36,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "dbt_table_diff.changes",
         "dbt_table_diff.plugin",
     ),
-    ("dbt_table_diff.split", "dbt_table_diff.session_submission", "dbt_table_diff.merge_classify"),
+    (
+        "dbt_table_diff.split",
+        "dbt_table_diff.session_submission",
+        "dbt_table_diff.merge_classify",
+        "dbt_table_diff.page",  # the layout and style report.html and changes.html share
+    ),
     ("dbt_table_diff.spec", "dbt_table_diff._version"),
 )
 

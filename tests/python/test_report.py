@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import random
 import statistics
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import OUTPUT
 
 from dbt_table_diff.cli.project import ReportError
 from dbt_table_diff.cli.report import choose_pair
@@ -36,10 +35,6 @@ from dbt_table_diff.report.html import (
 )
 from dbt_table_diff.scaffold.options import PairOptions
 from dbt_table_diff.scaffold.pair import render_pair
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-OUTPUT = REPO_ROOT / "tests" / "output"
-CHROMIUM = os.environ.get("TABLE_DIFF_CHROMIUM", "/usr/bin/chromium")
 
 SOURCE = """
 select id, concat('name ', id) as name, cast(id * 1.25 as decimal(12, 2)) as amount
@@ -259,26 +254,6 @@ def test_cli_report_finds_the_pair_and_writes_both_files(project, first_build, t
     assert json.loads((tmp_path / "report.json").read_text())["pair"] == "rp"
     assert 'td class="changed"' in (tmp_path / "report.html").read_text()
     assert missing == 2 and "no pair 'nope'" in err and "pairs found: rp" in err, err
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """System Chromium through playwright (never a browser download)."""
-    if not Path(CHROMIUM).exists():
-        message = (
-            f"headless Chromium not found at {CHROMIUM}: install it with "
-            "`apt-get update && apt-get install -y chromium` (`make test` does, as root), or set "
-            "TABLE_DIFF_CHROMIUM to its path"
-        )
-        if os.environ.get("TABLE_DIFF_ALLOW_NO_BROWSER") == "1":
-            pytest.skip(message)
-        pytest.fail(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 def test_browser_shows_the_verdict_a_changed_cell_and_the_block_map(complete_report, browser):

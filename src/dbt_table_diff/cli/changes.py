@@ -1,11 +1,13 @@
 """``table-diff changes --state PROD_ARTIFACTS``: what this run's build did to the data.
 
 Run after ``dbt build --select state:modified+ --defer --state PROD_ARTIFACTS`` in the same
-project: reads the two manifests and the build's run_results.json (which models are new,
+project (or with ``--same-inputs``, which runs that build itself from the source versions
+production read): reads the two manifests and the build's run_results.json (which models are new,
 modified or downstream, and their keys), runs ``table_diff.diff_changes`` once in this process,
 reads its rows through the same Spark session, and writes ``changes.md`` (a pull-request comment
-under GitHub's limit) and ``changes.json``. Exit 0, or 1 when ``--fail-on`` names a kind of change
-found, 2 on bad input (the message says the fix). ADR 0042; docs/ci.md.
+under GitHub's limit), ``changes.json`` and ``changes.html`` (a section per model). Exit 0, or 1
+when ``--fail-on`` names a kind of change found, 2 on bad input (the message says the fix).
+ADRs 0042, 0043; docs/ci.md.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from dbt_table_diff.changes.artifacts import ChangesError, load_artifacts
+from dbt_table_diff.changes.html import render_html
 from dbt_table_diff.changes.invoke import DbtOptions, macro_args, read_results, run_diff_changes
 from dbt_table_diff.changes.plan import build_plan
 from dbt_table_diff.changes.render import GITHUB_COMMENT_LIMIT, render_json, render_markdown
@@ -144,9 +147,11 @@ def changes(args) -> int:
         report, GITHUB_COMMENT_LIMIT, full_report=args.report_url, samples=args.sample_rows
     )
     (out / "changes.md").write_text(markdown, encoding="utf-8")
+    (out / "changes.html").write_text(render_html(report), encoding="utf-8")
     for m in report["models"]:
         print(f"  {m['name']:<40} {m['change']:<10} {m['verdict']}")
-    print(f"wrote {out / 'changes.md'}\nwrote {out / 'changes.json'}")
+    for name in ("changes.md", "changes.json", "changes.html"):
+        print(f"wrote {out / name}")
     if report["failed"]:
         for kind, names in report["failures"].items():
             print(f"table-diff changes: --fail-on {kind}: {', '.join(names)}", file=sys.stderr)

@@ -13,8 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-
+from dbt_table_diff.page import environment
 from dbt_table_diff.report.read import column_paths, pair_table, read_pair
 from dbt_table_diff.report.text import verdict_text
 from dbt_table_diff.split import StaleRunError
@@ -338,15 +337,9 @@ def _json_value(value: Any) -> Any:
 
 
 def render_html(report: dict[str, Any]) -> str:
-    """report.html: one page, no external assets (styles and the SVG pictures are inline)."""
-    env = Environment(
-        loader=PackageLoader("dbt_table_diff.report", "templates"),
-        autoescape=select_autoescape(["html", "j2"], default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("report.html.j2").render(r=report)
+    """report.html: one page, no external assets (styles and the SVG pictures are inline), in
+    the layout it shares with changes.html (:mod:`dbt_table_diff.page`)."""
+    return environment("dbt_table_diff.report").get_template("report.html.j2").render(r=report)
 
 
 def write_report(report: dict[str, Any], out_dir) -> tuple[Any, Any]:
