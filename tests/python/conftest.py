@@ -72,6 +72,7 @@ HEAVY_MODULES = (
     "test_tolerance.py",
     "test_drift_tests.py",
     "test_changes.py",
+    "test_changes_inputs.py",
     "test_nested.py",
     "test_session_submission.py",
     "test_bench.py",
