@@ -54,6 +54,10 @@ def files(schema: str) -> dict[str, str]:
                 tables:
                   - name: orders_src
                   - name: regions_src
+              - name: ice
+                schema: iceberg.{schema}_raw
+                tables:
+                  - name: events_src
             """,
         "models/orders.sql": META_KEY.format(key="['order_id']")
         + "select order_id, amount, status from {{ source('raw', 'orders_src') }}",
@@ -61,6 +65,8 @@ def files(schema: str) -> dict[str, str]:
         + "select region, name from {{ source('raw', 'regions_src') }}",
         "models/status_names.sql": META_KEY.format(key="['status']")
         + "select status, label from {{ ref('status_labels') }}",
+        "models/event_kinds.sql": META_KEY.format(key="['kind']")
+        + "select kind, count(*) as n from {{ source('ice', 'events_src') }} group by kind",
         "models/status_report.sql": META_KEY.format(key="['label']")
         + "select n.label, count(*) as n_orders\n"
         "from {{ source('raw', 'orders_src') }} as o\n"
@@ -76,12 +82,16 @@ PR_EDITS = {
     + "-- regions as the CRM has them\nselect region, name from {{ source('raw', 'regions_src') }}",
     "models/status_names.sql": META_KEY.format(key="['status']")
     + "-- labels for the status page\nselect status, label from {{ ref('status_labels') }}",
+    "models/event_kinds.sql": META_KEY.format(key="['kind']")
+    + "-- kinds of events\nselect kind, count(*) as n from {{ source('ice', 'events_src') }}\n"
+    "group by kind",
 }
 KEYS = {
     "orders": ["order_id"],
     "regions": ["region"],
     "status_names": ["status"],
     "status_report": ["label"],
+    "event_kinds": ["kind"],
 }
 
 
@@ -110,6 +120,10 @@ def moved(lakehouse, dbt_project_factory):
     spark.sql(f"insert into {raw}.orders_src values {orders_rows(1, 20)}")  # version 1
     spark.sql(f"create table {raw}.regions_src (region string, name string) using parquet")
     spark.sql(f"insert into {raw}.regions_src values ('eu', 'Europe'), ('us', 'Americas')")
+    ice = f"iceberg.{raw}.events_src"
+    spark.sql(f"create namespace if not exists iceberg.{raw}")
+    spark.sql(f"create table {ice} (id int, kind string) using iceberg")
+    spark.sql(f"insert into {ice} values (1, 'click'), (2, 'view'), (3, 'click')")
     profile = yaml.safe_load((project.root / "profiles.yml").read_text())
     profile_name = next(iter(profile))
     output = profile[profile_name]["outputs"].pop("pytest")
@@ -122,11 +136,18 @@ def moved(lakehouse, dbt_project_factory):
     time.sleep(1.5)  # the sources' new commits and files are later than production's tables
     spark.sql(f"insert into {raw}.orders_src values {orders_rows(21, 26)}")  # version 2
     spark.sql(f"insert into {raw}.regions_src values ('apac', 'Asia Pacific'), ('latam', 'LatAm')")
+    project.snapshots = [snapshot(spark, ice)]
+    spark.sql(f"insert into {ice} values (4, 'buy'), (5, 'click')")
+    project.snapshots.append(snapshot(spark, ice))
     for path, text in PR_EDITS.items():
         project.write(path, text)
     project.raw = raw
     project.prod_dir = prod_dir
     return project
+
+
+def snapshot(spark, table: str) -> int:
+    return spark.sql(f"select snapshot_id from {table}.refs where name = 'main'").first()[0]
 
 
 def changes(spark, project, out: str, *more: str) -> tuple[int, dict]:
@@ -211,12 +232,27 @@ def test_without_same_inputs_the_report_says_which_inputs_moved(as_is):
 
 def test_the_comment_says_the_inputs_moved(moved, as_is, same):
     first = (moved.root / "as_is" / "changes.md").read_text()
-    assert "Inputs moved since production built orders, regions, status_report" in first
+    assert "Inputs moved since production built event_kinds, orders, regions, status_report" in (
+        first
+    )
     assert "`--same-inputs` reads Delta and Iceberg sources" in first
     assert "raw.orders_src version 1 → 2 (rows 20 → 26)" in first
     second = (moved.root / "same" / "changes.md").read_text()
     assert "Inputs moved since production built regions: part" in second
     assert "built from the inputs production read: raw.orders_src at version 1, now 2" in second
+
+
+def test_an_iceberg_source_by_its_snapshots(moved, as_is, same):
+    _, before = as_is
+    ice = inputs(before["event_kinds"])["ice.events_src"]
+    assert ice["format"] == "iceberg" and not ice["pinned"] and ice["moved"]
+    assert (ice["version_then"], ice["version_now"]) == tuple(moved.snapshots)
+    assert (ice["rows_then"], ice["rows_now"]) == (3, 5)
+    assert before["event_kinds"]["status"] == "modified"
+    assert (before["event_kinds"]["added"], before["event_kinds"]["modified"]) == (1, 1)
+    _, after = same
+    assert inputs(after["event_kinds"])["ice.events_src"]["pinned"]
+    assert (after["event_kinds"]["status"], after["event_kinds"]["diffed"]) == ("unchanged", True)
 
 
 def test_a_model_whose_own_source_moved_is_diffed_not_pruned(as_is):
