@@ -1,28 +1,33 @@
 """The brute-force side of the `table-diff changes` tests: two schemas' tables diffed in Python
 (by key: added / deleted / modified keys and the rows each column changed in; without a key: rows
-only on one side, repeats counted), and the session's runtime confs put back after a dbt run."""
+only on one side, repeats counted), the prod and pr targets of the profile, and the session's
+runtime confs put back after a dbt run."""
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from typing import Any
 
+import yaml
+from conftest import restored_runtime_conf
 
-@contextlib.contextmanager
+
 def restored_conf(spark):
     """dbt-spark sets runtime confs (ANSI off) on the shared session: put them back after."""
-    before = dict(spark.conf.getAll)
-    try:
-        yield
-    finally:
-        for key, value in dict(spark.conf.getAll).items():
-            if before.get(key) == value or not spark.conf.isModifiable(key):
-                continue
-            if key in before:
-                spark.conf.set(key, before[key])
-            else:
-                spark.conf.unset(key)
+    return restored_runtime_conf(spark)
+
+
+def prod_and_pr_targets(project) -> None:
+    """The project's profile gains targets `prod` and `pr` (its schema + `_prod`, `_pr`), `pr`
+    the default: production and a pull request's build of the same project, side by side."""
+    path = project.root / "profiles.yml"
+    profile = yaml.safe_load(path.read_text())
+    profile_name = next(iter(profile))
+    output = profile[profile_name]["outputs"].pop("pytest")
+    for name in ("prod", "pr"):
+        profile[profile_name]["outputs"][name] = {**output, "schema": f"{project.schema}_{name}"}
+    profile[profile_name]["target"] = "pr"
+    path.write_text(yaml.safe_dump(profile, sort_keys=False))
 
 
 def table(spark, schema: str, name: str) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ Gotchas handled here:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -316,26 +317,25 @@ class DbtProject:
 
     def run(self, *args: str, callbacks: list[Any] | None = None) -> DbtRun:
         """``project.run("build", "--select", "x")``; restores runtime confs dbt changed."""
-        before = _runtime_conf(self.spark)
-        try:
+        with restored_runtime_conf(self.spark):
             return run_dbt(list(args), self.root, self.root, callbacks)
-        finally:
-            _restore_runtime_conf(self.spark, before)
 
 
-def _runtime_conf(spark: Any) -> dict[str, str]:
-    return dict(spark.conf.getAll)
-
-
-def _restore_runtime_conf(spark: Any, before: Mapping[str, str]) -> None:
-    after = _runtime_conf(spark)
-    for key, value in after.items():
-        if before.get(key) == value or not spark.conf.isModifiable(key):
-            continue
-        if key in before:
-            spark.conf.set(key, before[key])
-        else:
-            spark.conf.unset(key)
+@contextlib.contextmanager
+def restored_runtime_conf(spark: Any) -> Iterator[None]:
+    """Put back every runtime SQL conf changed inside (dbt-spark sets ANSI off on the shared
+    session at each connection): what a dbt run in this process must not leak into later tests."""
+    before = dict(spark.conf.getAll)
+    try:
+        yield
+    finally:
+        for key, value in dict(spark.conf.getAll).items():
+            if before.get(key) == value or not spark.conf.isModifiable(key):
+                continue
+            if key in before:
+                spark.conf.set(key, before[key])
+            else:
+                spark.conf.unset(key)
 
 
 _counter = itertools.count(1)

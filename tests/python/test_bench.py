@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import _restore_runtime_conf, _runtime_conf
+from conftest import restored_runtime_conf
 from oracle import brute_force_diff, brute_force_merge, merge_counts, merged_table
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -284,11 +284,8 @@ def test_merge_case_end_to_end(spark, tmp_path):
     argv += ["--out", str(tmp_path), "--spark-home", str(tmp_path / "spark"), "--child", "20000"]
     args = bench_run.parse_args(argv)
     args.argv = ["bench/run.py", *argv]
-    before = _runtime_conf(spark)
-    try:
+    with restored_runtime_conf(spark):
         result = bench_run.run_child(args, spark=spark)
-    finally:
-        _restore_runtime_conf(spark, before)
     (case,) = result["pairs"]
     assert set(case["times"]) == set(report.MERGE_DEFAULT)
     assert case["want_merge"]["changed_keys"] == 360  # 200 per side, 40 of them on both

@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
-from changes_oracle import oracle, restored_conf, table
+from changes_oracle import oracle, prod_and_pr_targets, restored_conf, table
 
 import dbt_table_diff
 from dbt_table_diff.changes.artifacts import load_artifacts
@@ -122,13 +121,7 @@ def shop(dbt_project_factory):
         packages=True,
         project_config={"models": {"changes": {"+materialized": "table"}}},
     )
-    profile = yaml.safe_load((project.root / "profiles.yml").read_text())
-    profile_name = next(iter(profile))
-    output = profile[profile_name]["outputs"].pop("pytest")
-    for name in ("prod", "pr"):
-        profile[profile_name]["outputs"][name] = {**output, "schema": f"{project.schema}_{name}"}
-    profile[profile_name]["target"] = "pr"
-    (project.root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
+    prod_and_pr_targets(project)
     prod_dir = project.root / "prod_artifacts"
     project.run("build", "--target", "prod", "--target-path", str(prod_dir)).assert_success()
     for path, text in PR_EDITS.items():

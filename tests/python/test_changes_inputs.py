@@ -22,8 +22,7 @@ import json
 import time
 
 import pytest
-import yaml
-from changes_oracle import oracle, restored_conf, table
+from changes_oracle import oracle, prod_and_pr_targets, restored_conf, table
 
 from dbt_table_diff.cli import main
 
@@ -124,13 +123,7 @@ def moved(lakehouse, dbt_project_factory):
     spark.sql(f"create namespace if not exists iceberg.{raw}")
     spark.sql(f"create table {ice} (id int, kind string) using iceberg")
     spark.sql(f"insert into {ice} values (1, 'click'), (2, 'view'), (3, 'click')")
-    profile = yaml.safe_load((project.root / "profiles.yml").read_text())
-    profile_name = next(iter(profile))
-    output = profile[profile_name]["outputs"].pop("pytest")
-    for name in ("prod", "pr"):
-        profile[profile_name]["outputs"][name] = {**output, "schema": f"{project.schema}_{name}"}
-    profile[profile_name]["target"] = "pr"
-    (project.root / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
+    prod_and_pr_targets(project)
     prod_dir = project.root / "prod_artifacts"
     project.run("build", "--target", "prod", "--target-path", str(prod_dir)).assert_success()
     time.sleep(1.5)  # the sources' new commits and files are later than production's tables

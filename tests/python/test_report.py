@@ -228,17 +228,14 @@ def test_report_of_a_complete_pair(complete_report):
 def test_cli_report_finds_the_pair_and_writes_both_files(project, first_build, tmp_path, capsys):
     """`table-diff report` as a user runs it: dbt parses the project, the profile's session opens
     (here: the test session), the pair is found without --pair."""
-    from conftest import _restore_runtime_conf, _runtime_conf
+    from conftest import restored_runtime_conf
 
     from dbt_table_diff import cli
 
-    before = _runtime_conf(project.spark)
-    try:
+    with restored_runtime_conf(project.spark):
         args = ["report", "--project-dir", str(project.root), "--out", str(tmp_path)]
         code = cli.main([*args, "--sample-rows", "2"])
         missing = cli.main([*args, "--pair", "nope"])
-    finally:
-        _restore_runtime_conf(project.spark, before)
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "table-diff report: rp: DIFFERENT" in out, out
