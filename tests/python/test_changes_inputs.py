@@ -19,6 +19,9 @@ Every count is held against the brute-force diff of the two schemas' tables.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 import time
 
 import pytest
@@ -293,6 +296,24 @@ def test_a_source_without_versions_is_still_reported(same):
     assert regions["added"] == 2
     assert any("raw.regions_src: 2 of its 4 rows are in files written since" in n
                for n in regions["notes"])  # fmt: skip
+
+
+def test_the_command_runs_in_a_process_of_its_own(moved, as_is, tmp_path):
+    """As CI runs it: a fresh interpreter, where no dbt invocation has set dbt's global flags
+    before the state selector reads them (it does for every source). Production's state here is
+    this run's own manifest, so nothing changed and the command needs no Spark."""
+    state = tmp_path / "same_as_this_run"
+    state.mkdir()
+    shutil.copy(moved.root / "target" / "manifest.json", state / "manifest.json")
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys; from dbt_table_diff.cli import main; "
+         "sys.exit(main(sys.argv[1:]))", "changes", "--state", str(state), "--project-dir",
+         str(moved.root), "--target", "pr", "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads((tmp_path / "out" / "changes.json").read_text())
+    assert report["models"] == [] and report["failed"] is False
 
 
 def test_same_inputs_needs_the_source_override(moved, lakehouse, capsys, same):

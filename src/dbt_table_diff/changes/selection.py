@@ -68,6 +68,20 @@ def dbt_manifest(data: Mapping[str, Any], path: Path) -> Any:
     return Manifest.from_writable_manifest(writable)
 
 
+def use_project_flags(project_dir: Path, profiles_dir: Path | None) -> None:
+    """dbt's global flags as a dbt command in ``project_dir`` sets them (its ``flags:`` in
+    dbt_project.yml included): dbt's state selector reads them
+    (``state_modified_compare_more_unrendered_values``, ...), and outside a dbt invocation
+    nothing has set them yet."""
+    from argparse import Namespace
+
+    from dbt.cli.resolvers import default_profiles_dir
+    from dbt.flags import set_from_args
+
+    profiles = profiles_dir if profiles_dir is not None else default_profiles_dir()
+    set_from_args(Namespace(project_dir=str(project_dir), profiles_dir=str(profiles)), None)
+
+
 def state_modified(artifacts: Artifacts) -> set[str]:
     """Unique ids dbt's ``state:modified`` selects (new ones included, as dbt does)."""
     from dbt.graph.selector_methods import StateSelectorMethod

@@ -25,7 +25,7 @@ from dbt_table_diff.changes.plan import build_plan
 from dbt_table_diff.changes.render import GITHUB_COMMENT_LIMIT, render_json, render_markdown
 from dbt_table_diff.changes.report import FAIL_ON, build_report, parse_fail_on
 from dbt_table_diff.changes.same_inputs import same_inputs_build
-from dbt_table_diff.changes.selection import select_changes
+from dbt_table_diff.changes.selection import select_changes, use_project_flags
 from dbt_table_diff.cli.report import non_negative_int
 from dbt_table_diff.session_submission import get_session
 
@@ -110,6 +110,7 @@ def changes(args) -> int:
     if args.max_diff_rows < 1:
         raise ChangesError("--max-diff-rows must be at least 1")
     project, profiles = _project(args)
+    use_project_flags(project, profiles)
     target_path = Path(args.target_path) if args.target_path else project / "target"
     target_path = target_path if target_path.is_absolute() else project / target_path
     state = Path(args.state)
