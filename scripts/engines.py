@@ -85,6 +85,54 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
+def hive_llap_common_jar() -> Path:
+    """hive-llap-common at the version of the Hive that pyspark ships, fetched once with the
+    machine's Maven into .spark-jars/ (as the lakehouse jars are, ADR 0012).
+
+    Spark 4 no longer ships it (SPARK-51041), yet Hive's FunctionRegistry, first used when the
+    Thrift Server closes a session on a thread with no Hive client yet, registers a table function
+    whose class refers to LlapSigner: without the jar that close fails (`NoClassDefFoundError:
+    org/apache/hadoop/hive/llap/security/LlapSigner$Signable`), and the dbt model closing it fails
+    at random. The class must be on the driver's class path (--driver-class-path), not --jars:
+    Hive's classes come from the application class loader."""
+    jars = spark_home() / "jars"
+    found = sorted(jars.glob("hive-exec-*-core.jar"))
+    if not found:
+        raise RuntimeError(f"no hive-exec-*-core.jar in {jars}: is pyspark installed with Hive?")
+    version = found[0].name[len("hive-exec-") : -len("-core.jar")]
+    dest = REPO / ".spark-jars" / f"hive-llap-common-{version}"
+    jar = dest / f"hive-llap-common-{version}.jar"
+    if jar.is_file():
+        return jar
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise RuntimeError(
+            "the Thrift Server needs hive-llap-common, fetched with Maven, and `mvn` is missing: "
+            "run `make lakehouse-jars` (installs Maven as root with apt-get) or install maven"
+        )
+    dest.mkdir(parents=True, exist_ok=True)
+    artifact = f"org.apache.hive:hive-llap-common:{version}"
+    fetched = subprocess.run(
+        [
+            mvn,
+            "-B",
+            "-q",
+            "-Dstyle.color=never",
+            # the plugin version scripts/fetch_lakehouse_jars.sh pins: no prefix resolution
+            "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy",
+            f"-Dartifact={artifact}",
+            f"-DoutputDirectory={dest}",
+        ],
+        cwd=dest,
+        capture_output=True,
+        text=True,
+    )
+    if fetched.returncode != 0 or not jar.is_file():
+        tail = "\n".join((fetched.stdout + fetched.stderr).splitlines()[-15:])
+        raise RuntimeError(f"Maven could not fetch {artifact} into {dest}:\n{tail}")
+    return jar
+
+
 def free_port() -> int:
     """A port nothing listens on now, chosen by the kernel (bind to 0), on loopback."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -304,6 +352,8 @@ def start_thrift(run: Run, timeout: float = 240) -> int:
         "local[2]",
         "--driver-memory",
         "1g",
+        "--driver-class-path",
+        str(hive_llap_common_jar()),
         "--conf",
         "spark.ui.enabled=false",
         "--conf",
@@ -326,6 +376,7 @@ def start_thrift(run: Run, timeout: float = 240) -> int:
     listening = lambda: accepts_connections(port)  # noqa: E731
     run.wait_until(f"the Thrift Server to listen on {port}", listening, timeout)
     run.wait_until("the Thrift Server to answer `select 1`", lambda: _thrift_select_1(port), 60)
+    _thrift_loads_hive_functions(port)
     print(f"engines: Thrift Server ready on {HOST}:{port}", flush=True)
     return port
 
@@ -337,6 +388,28 @@ def _thrift_select_1(port: int) -> bool:
         cursor = conn.cursor()
         cursor.execute("select 1")
         return cursor.fetchall() == [(1,)]
+
+
+def _thrift_loads_hive_functions(port: int) -> None:
+    """Hive's FunctionRegistry initialises in the server (what closing a session may need, at
+    random): fails at once, whatever the timing, without hive-llap-common on its class path."""
+    from pyhive import hive
+
+    registry = "org.apache.hadoop.hive.ql.exec.FunctionRegistry"
+    with contextlib.closing(hive.connect(host=HOST, port=port, username="dbt")) as conn:
+        cursor = conn.cursor()
+        try:
+            cursor.execute(f"select reflect('java.lang.Class', 'forName', '{registry}')")
+            loaded = cursor.fetchall() == [(f"class {registry}",)]
+        except Exception as error:  # noqa: BLE001 - the server's error, shown below
+            loaded, why = False, str(error)[:300]
+        else:
+            why = "unexpected answer"
+    if not loaded:
+        raise RuntimeError(
+            f"the Thrift Server cannot load Hive's {registry} ({why}): hive-llap-common must be "
+            "on its --driver-class-path (hive_llap_common_jar)"
+        )
 
 
 def dbt_env(run: Run, **extra: str) -> dict[str, str]:
