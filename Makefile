@@ -103,7 +103,8 @@ bench-tpch: check-java venv
 # passes SPARK_SUBMIT_OPTS to every driver JVM these targets start, child processes included, and
 # the cluster's master and workers take SPARK_DAEMON_JAVA_OPTS. C1 alone reserves a 48 MB code
 # cache, which the integration build fills within a minute ("Out of space in CodeCache", then
-# failed tasks): 240 MB, the size it has with C2. Never the bench: its big scans need C2.
+# failed tasks): 240 MB, the size it has with C2. Never the bench: its big scans need C2. The pytest
+# workers' own sessions live 20-30 minutes and take C2 back (tests/python/conftest.py, ADR 0034).
 TEST_JAVA_OPTS := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC
 demo pytest integration engines-thrift engines-cluster integration-and-engines: \
   export SPARK_SUBMIT_OPTS := $(TEST_JAVA_OPTS)

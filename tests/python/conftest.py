@@ -129,10 +129,17 @@ LAKEHOUSE_REQUIRED = os.environ.get("TABLE_DIFF_REQUIRE_LAKEHOUSE", "") == "1"
 # Hive metastore) stays covered by the children of test_killed_run.py (BASE_SPARK_CONF, Hive), the
 # integration build, both engines and `make demo`. Interpreted mode has its own defects:
 # `spark.catalog.listTables` fails to decode its rows there: tests and bench list tables with SQL.
+#
+# The session's JVM compiles with C2 again (`TieredStopAtLevel=4`, placed after the C1-only
+# SPARK_SUBMIT_OPTS the Makefile exports, so it wins): a worker's JVM lives the whole run (20-30
+# minutes) interpreting the same planner and expression code, where C2's code pays back; the
+# short-lived JVMs (the children of test_killed_run.py, the engines) keep C1 (ADR 0034, third
+# amendment).
 SESSION_ONLY_CONF: dict[str, str] = {
     "spark.sql.catalogImplementation": "in-memory",
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=4",
 }
 
 
