@@ -133,8 +133,8 @@ LAKEHOUSE_REQUIRED = os.environ.get("TABLE_DIFF_REQUIRE_LAKEHOUSE", "") == "1"
 # The session's JVM compiles with C2 again (`TieredStopAtLevel=4`, placed after the C1-only
 # SPARK_SUBMIT_OPTS the Makefile exports, so it wins): a worker's JVM lives the whole run (20-30
 # minutes) interpreting the same planner and expression code, where C2's code pays back; the
-# short-lived JVMs (the children of test_killed_run.py, the engines) keep C1 (ADR 0034, third
-# amendment).
+# short-lived JVMs (the children of test_killed_run.py, the engines) keep C1 (ADR 0034, amendment
+# "C2 again for the pytest session's JVM").
 SESSION_ONLY_CONF: dict[str, str] = {
     "spark.sql.catalogImplementation": "in-memory",
     "spark.sql.codegen.wholeStage": "false",
