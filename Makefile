@@ -1,7 +1,9 @@
 # table_diff: development entry points.
 #
 #   make demo         build the demo pair on an embedded Spark and print its summary
-#   make test         everything CI runs: lint, pytest, the integration project, SQL lint
+#   make check        the inner loop, a few minutes: ruff, the tests that need no Spark, one smoke pair
+#   make test         everything CI runs: lint, pytest, the integration project, SQL lint, engines
+#   make test-deep    make test at the deep depth: every property test's full budget, the slow matrices
 #   make venv         .venv with the pinned requirements and this package (editable)
 #   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (once; `make test` does it)
 #   make browser      install Debian's chromium for the report's browser test (as root; `make test` does it)
@@ -40,7 +42,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export SPARK_CONF_DIR := $(CURDIR)/spark-conf
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: help check-java venv lakehouse-jars browser bench bench-tpch demo test lint lint-python lint-sql pytest integration integration-and-engines engines engines-thrift engines-cluster clean distclean
+.PHONY: help check-java venv lakehouse-jars browser bench bench-tpch demo check test test-deep lint lint-python lint-sql pytest integration integration-and-engines engines engines-thrift engines-cluster clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -106,8 +108,12 @@ bench-tpch: check-java venv
 # failed tasks): 240 MB, the size it has with C2. Never the bench: its big scans need C2. The pytest
 # workers' own sessions live 20-30 minutes and take C2 back (tests/python/conftest.py, ADR 0034).
 TEST_JAVA_OPTS := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC
-demo pytest integration engines-thrift engines-cluster integration-and-engines: \
+demo check pytest integration engines-thrift engines-cluster integration-and-engines: \
   export SPARK_SUBMIT_OPTS := $(TEST_JAVA_OPTS)
+# The integration build's one JVM lives 12-15 minutes over 391 nodes: C2 pays back there, as in the
+# pytest workers' sessions (the whole build as two clones side by side: 866 s with C1 alone, 755 s
+# with C2; ADR 0034). The engines, started beside it, keep C1.
+integration: export SPARK_SUBMIT_OPTS := -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC
 engines-cluster integration-and-engines: export SPARK_DAEMON_JAVA_OPTS := $(TEST_JAVA_OPTS)
 
 # Order matters: cheap checks first, then pytest; then the integration build with its SQL lint
@@ -116,6 +122,20 @@ engines-cluster integration-and-engines: export SPARK_DAEMON_JAVA_OPTS := $(TEST
 # temporary folder, so the three share no file; much of each is dbt's single-threaded Python and JVM
 # start-up, so they overlap on two cores (ADR 0026). An engine's output is printed when it ends.
 test: check-java venv lakehouse-jars browser lint-python pytest integration-and-engines
+
+# The deep depth (tests/python/depth.py, CONTRIBUTING.md): every property test's full example
+# budget, the tests marked `deep`, and each engine's whole selection (integration_tests/
+# selectors.yml). For a release, and for any change to the fingerprint, the split or the row diff.
+test-deep: export TABLE_DIFF_TEST_DEPTH := deep
+test-deep: test
+
+# The inner loop (CONTRIBUTING.md): ruff, the tests that need no Spark (conftest.py marks the
+# others `spark`) and the smoke pair, one pair, no_drift and a merge on the corner data against the
+# oracle (test_smoke.py), on one worker while the other takes the rest. No lakehouse jars, no
+# integration build, no engines: `make test` runs those.
+check: check-java venv browser lint-python
+	$(BIN)/python -m pytest tests/python -n 2 --dist loadfile -m "not spark or smoke" \
+	  $(PYTEST_SEED) --durations=10
 
 ENGINE_LOGS := $(CURDIR)/integration_tests/logs/engines
 integration-and-engines: check-java venv lakehouse-jars
@@ -152,11 +172,16 @@ lint-sql: venv integration
 # Most of a test is dbt's single-threaded Python (parse, compile, Jinja), so two workers overlap
 # well even on two cores: the suite took 37 min this way against about 45 min serially (stop 33).
 # PYTEST_WORKERS=0 runs it in one process. --durations=30 prints the 30 slowest test phases (setup,
-# call, teardown) at the end of every run, the only per-test timings CI keeps.
+# call, teardown) at the end of every run, the only per-test timings CI keeps. PYTEST_ARGS=... adds
+# options (`-k`, a module, `--durations=0`).
+# Every run draws its random examples from a fresh seed, printed in pytest's header and again after
+# a failure; `make test SEED=N` (or check, test-deep) draws the same ones again.
 PYTEST_WORKERS ?= 2
+SEED ?= $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+PYTEST_SEED := --hypothesis-seed=$(SEED)
 pytest: check-java venv lakehouse-jars browser
 	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
-	  --durations=30
+	  $(PYTEST_SEED) --durations=30 $(PYTEST_ARGS)
 
 # The integration project builds on the `lakehouse` target (Delta + Iceberg on); `make demo` uses the
 # same project's `embedded` target, plain parquet. The compiled SQL of an earlier build is removed

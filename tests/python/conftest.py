@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 import yaml
 from dbt_common.tests import enable_test_caching
+from depth import DEEP, DEPTH
 from lakehouse import lakehouse_conf
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -83,9 +84,56 @@ HEAVY_MODULES = (
 )
 
 
+# Fixtures that start (or run dbt on) the pytest process's SparkSession. A test using any of them,
+# or in a module marked `spark` (its tests start JVMs of their own: test_killed_run.py,
+# test_engines.py), is marked `spark`: `make check` runs the others (`-m "not spark"`).
+SPARK_FIXTURES = frozenset(
+    {"spark", "spark_conf", "lakehouse", "dbt_project_factory", "_oracle_spark"}
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "spark: needs a SparkSession or starts JVMs (auto-marked)")
+    config.addinivalue_line(
+        "markers",
+        "deep: only at the deep depth (`make test-deep`); deselected, never skipped, otherwise",
+    )
+    config.addinivalue_line("markers", "smoke: the smoke pair of `make check`")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    seed = config.getoption("hypothesis_seed", None)
+    lines = [f"table_diff test depth: {DEPTH} (TABLE_DIFF_TEST_DEPTH; make test / make test-deep)"]
+    if seed is not None:
+        lines.append(f"hypothesis seed {seed}: `make test SEED={seed}` draws the same examples")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """After a failure, the seed that reproduces the run's random examples, last thing printed."""
+    seed = config.getoption("hypothesis_seed", None)
+    if exitstatus != 0 and seed is not None:
+        terminalreporter.write_line(
+            f"table_diff: rerun with the same random examples: make test SEED={seed} "
+            f"(or pytest --hypothesis-seed={seed} with TABLE_DIFF_TEST_DEPTH={DEPTH})"
+        )
+
+
+# First: pytest's own `-m` deselection (`make check`'s "not spark") must see the `spark` marks.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On an xdist worker, HEAVY_MODULES' tests first (a stable sort: each module's own order is
-    kept). Every worker sorts alike, so their collections stay identical, as xdist requires."""
+    """Marks `spark` tests; below the deep depth, deselects the `deep` ones (reported by pytest as
+    deselected, not skipped); on an xdist worker, HEAVY_MODULES' tests first (a stable sort: each
+    module's own order is kept). Every worker sorts alike, so their collections stay identical, as
+    xdist requires."""
+    for item in items:
+        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.spark)
+    if not DEEP:
+        deep = [item for item in items if item.get_closest_marker("deep")]
+        if deep:
+            config.hook.pytest_deselected(items=deep)
+            items[:] = [item for item in items if not item.get_closest_marker("deep")]
     if not hasattr(config, "workerinput"):
         return
     rank = {name: i for i, name in enumerate(HEAVY_MODULES)}

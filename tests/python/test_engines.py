@@ -26,7 +26,11 @@ engines = importlib.util.module_from_spec(_spec)
 sys.modules["engines"] = engines  # dataclasses look their module up there
 _spec.loader.exec_module(engines)
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs Java (make check-java)")
+# Starts a Spark master and workers of its own: `make check` leaves it to `make test`.
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.skipif(shutil.which("java") is None, reason="needs Java (make check-java)"),
+]
 
 
 def _start_held_cluster() -> tuple[subprocess.Popen, dict, list[str]]:
