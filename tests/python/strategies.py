@@ -927,6 +927,126 @@ def table_pairs(
 
 
 # --------------------------------------------------------------------------------------
+# Corners pinned as explicit examples (tests/python/depth.py: the CI depth draws few random
+# examples, so every corner that matters is in a fixed pair that every run checks)
+# --------------------------------------------------------------------------------------
+
+# Value columns of the corner pairs: every concrete type, decimals at the edges of their scales.
+CORNER_VALUE_TYPES = ALL_CONCRETE_TYPES
+
+
+def _corner_keys(type_str: str, n: int) -> list:
+    """``n`` distinct non-NULL keys of a key type, the type's extremes at both ends, in order."""
+    t = type_str.strip().lower()
+    dec = parse_decimal(t)
+    if t in ("int", "bigint"):
+        lo, hi = (INT_MIN, INT_MAX) if t == "int" else (BIGINT_MIN, BIGINT_MAX)
+        return [lo, *range(-(n // 2) + 1, n - n // 2 - 1), hi][:n]
+    if t == "string":
+        # Collation traps side by side: case, '-' and '_', accents, spaces, '\x00', astral.
+        fixed = ["", "\x00", " ", "-a", "A", "_a", "a", "a ", "a-b", "a_b", "aB", "ab", "\u00e9"]
+        fixed.append("\U0010fffd")
+        # code point order is UTF-8 byte order, Spark's: '' first, U+10FFFD last
+        return sorted([*fixed[1:-1], *(f"k{i:04d}" for i in range(n - len(fixed))), ""])[
+            : n - 1
+        ] + ["\U0010fffd"]
+    if t == "date":
+        middle = [_dt.date(2000, 1, 1) + _dt.timedelta(days=i) for i in range(n - 2)]
+        return [DATE_MIN, *middle, DATE_MAX][:n]
+    if t == "timestamp":
+        middle = [_dt.datetime(1970, 1, 1) + _dt.timedelta(microseconds=i) for i in range(n - 2)]
+        return [TS_MIN, *middle, TS_MAX][:n]
+    if dec:
+        p, s = dec
+        top = _decimal_limit(p, s)
+        middle = [_decimal_from_unscaled(u, s) for u in range(-(n // 2) + 1, n - n // 2 - 1)]
+        return [-top, *middle, top][:n]
+    raise ValueError(f"unsupported key type {type_str!r}")
+
+
+def _differs(type_str: str, old, start: int) -> object:
+    """The first edge value of the type from index ``start`` on that differs from ``old``."""
+    edges = edge_values(type_str)
+    for j in range(len(edges)):
+        cand = edges[(start + j) % len(edges)]
+        if not values_equal(cand, old):
+            return cand
+    return _bump(type_str, old)  # pragma: no cover - every type has two distinct edges
+
+
+def corner_pair(key_type: str = "bigint", value_types: tuple = CORNER_VALUE_TYPES) -> TablePair:
+    """One deterministic pair holding every two-way corner at once.
+
+    Every edge value of every value type on the source (NULL, NaN payloads, +-0.0, +-inf,
+    subnormals, decimals at the edges of their scale, '' / 'NULL' / '\\N', unicode and
+    right-to-left text, dates and timestamps at the ends of their ranges, binary), under column
+    names with spaces, dashes and capitals; the target spells each unchanged cell another way
+    (-0.0 for 0.0, another NaN payload, a decimal's shorter form), changes one cell per column
+    (to and from NULL, to a neighbour), swaps a NULL between two string columns and shifts a
+    character from one to the other ('ab', 'c' -> 'a', 'bc'), deletes the first and the last
+    key, adds keys below, inside and above the source's range, stores a key twice with equal
+    rows on the source and twice with different rows on the target, and holds rows whose key is
+    NULL on both sides; one row is NULL in every value column."""
+    values = tuple(
+        Column(f"v{i}_{re.sub(r'[^a-z0-9]', '_', t)}", t) for i, t in enumerate(value_types)
+    ) + (Column("Unit Price", "string"), Column("ship-date", "string"))
+    spec = TableSpec(key=(Column("k", key_type),), values=values)
+    n = max(len(edge_values(c.type)) for c in values) + 4
+    keys = _corner_keys(key_type, n + 3)
+    # the type's extremes (first and last) and a middle key: only in the target
+    below, above, inside = keys[0], keys[-1], keys[len(keys) // 2]
+    base_keys = [k for k in keys if k not in (below, above, inside)][:n]
+    source = []
+    for i, k in enumerate(base_keys):
+        row = {"k": k}
+        for j, c in enumerate(values):
+            edges = edge_values(c.type)
+            row[c.name] = edges[(i + j) % len(edges)]
+        source.append(row)
+    source[1].update({c.name: None for c in values})  # the all-NULL row
+    a, b = "Unit Price", "ship-date"
+    source[2].update({a: None, b: "x"})  # NULL swap: (NULL, 'x') -> ('x', NULL)
+    source[3].update({a: "ab", b: "c"})  # shift: ('ab', 'c') -> ('a', 'bc')
+    target = [{c: _equivalent(spec.types[c], v) for c, v in r.items()} for r in source]
+    target[2].update({a: "x", b: None})
+    target[3].update({a: "a", b: "bc"})
+    log = ["corner pair", "null_swap 2", "shift 3"]
+    for j, c in enumerate(values[:-2]):
+        i = 4 + (j * 3) % (n - 6)  # one changed cell per column, over several rows
+        target[i][c.name] = _differs(c.type, source[i][c.name], i + j + 1)
+        log.append(f"modify {i} {c.name}")
+    # a key twice on the source with equal rows, twice on the target with different rows
+    source.append(dict(source[5]))
+    twice = dict(target[6])
+    twice[values[0].name] = _differs(values[0].type, twice[values[0].name], 0)
+    target.append(twice)
+    # the first and last base keys deleted; keys below, inside and above added
+    target = [r for i, r in enumerate(target) if i not in (0, n - 1)]
+    for k in (below, inside, above):
+        target.append({"k": k, **{c.name: edge_values(c.type)[-1] for c in values}})
+    log += ["delete first and last", "insert below, inside, above", "duplicates 5 and 6"]
+    # NULL keys on both sides
+    for side in (source, target):
+        side.append({"k": None, **{c.name: edge_values(c.type)[1] for c in values}})
+    return TablePair(spec, source, target, log)
+
+
+def corner_pairs() -> list[TablePair]:
+    """The corner pair on each range key type (strings in collation-trap order, dates,
+    timestamps and decimals at their extremes), the drift in both directions, and the empty and
+    one-sided pairs: what the property tests pin as explicit examples."""
+    pairs = [corner_pair(t) for t in RANGE_KEY_TYPES]
+    pairs[1] = pairs[1].swapped()  # the other drift direction
+    spec = pairs[0].spec
+    pairs += [
+        TablePair(spec, [], [], ["empty sides"]),
+        TablePair(spec, pairs[0].source, [], ["empty target"]),
+        TablePair(spec, [], pairs[0].target, ["empty source"]),
+    ]
+    return pairs
+
+
+# --------------------------------------------------------------------------------------
 # Three-way
 # --------------------------------------------------------------------------------------
 
@@ -1068,6 +1188,107 @@ def three_way(draw, specs: st.SearchStrategy[TableSpec] | None = None, max_rows:
     rnd = draw(st.randoms(use_true_random=False))
     rnd.shuffle(ours)
     rnd.shuffle(theirs)
+    return ThreeWay(spec, base, ours, theirs, plan)
+
+
+def _changed(spec: TableSpec, row: dict, cols: list[Column], shift: int, avoid: dict | None = None):
+    """``row`` with each of ``cols`` set to an edge value that differs from it (and from
+    ``avoid``'s value of the column)."""
+    out = dict(row)
+    for c in cols:
+        v = _differs(c.type, row[c.name], shift)
+        if avoid is not None and values_equal(v, avoid[c.name]):
+            v = _differs(c.type, row[c.name], shift + 1)
+            if values_equal(v, avoid[c.name]):
+                v = (
+                    None
+                    if row[c.name] is not None and avoid[c.name] is not None
+                    else _bump(c.type, v)
+                )
+        out[c.name] = v
+    return out
+
+
+def corner_three_way(key_type: str = "bigint") -> ThreeWay:
+    """A deterministic (base, ours, theirs) with every row scenario of ``three_way`` on the
+    corner pair's hostile values (each scenario twice, on other rows and columns), a unique
+    key with a NULL component, and each insert scenario, one row of them all-NULL."""
+    pair = corner_pair(key_type)
+    spec = pair.spec
+    seen: set = set()
+    base = []
+    for r in pair.source:  # unique keys; the NULL key once (a unique key with a NULL component)
+        ck = canonical_key(tuple(r[k] for k in spec.key_names))
+        if ck not in seen:
+            seen.add(ck)
+            base.append(dict(r))
+    vcols = list(spec.values)
+    ours: list[dict] = []
+    theirs: list[dict] = []
+    plan: list[tuple] = []
+    for i, r in enumerate(base):
+        sc = _ROW_SCENARIOS[i % len(_ROW_SCENARIOS)]
+        one = [vcols[i % len(vcols)]]
+        other = [vcols[(i + 7) % len(vcols)]]
+        o: dict | None = dict(r)
+        t: dict | None = dict(r)
+        if sc == "ours_upd":
+            o = _changed(spec, r, one, i)
+        elif sc == "theirs_upd":
+            t = _changed(spec, r, one, i)
+        elif sc == "both_same":
+            o = _changed(spec, r, one + other, i)
+            t = dict(o)
+        elif sc == "both_disjoint":
+            o, t = _changed(spec, r, one, i), _changed(spec, r, other, i)
+        elif sc == "both_overlap_same":
+            o = _changed(spec, r, one + other, i)
+            t = _changed(spec, r, one, i)
+        elif sc == "both_conflict":
+            o = _changed(spec, r, one, i)
+            t = _changed(spec, r, one, i + 1, avoid=o)
+        elif sc == "ours_del":
+            o = None
+        elif sc == "theirs_del":
+            t = None
+        elif sc == "both_del":
+            o = t = None
+        elif sc == "upd_del":
+            o, t = _changed(spec, r, one, i), None
+        elif sc == "del_upd":
+            o, t = None, _changed(spec, r, one, i)
+        elif sc == "ours_noop":
+            o = {k: _equivalent(spec.types[k], v) for k, v in r.items()}
+            for kn in spec.key_names:
+                o[kn] = r[kn]
+        if o is not None:
+            ours.append(o)
+        if t is not None:
+            theirs.append(t)
+        plan.append((tuple(r[k] for k in spec.key_names), sc))
+    # inserts on keys the base never held (the added keys of the corner pair)
+    new_keys = [
+        r["k"] for r in pair.target if canonical_key((r["k"],)) not in seen and r["k"] is not None
+    ]
+    extra = _corner_keys(key_type, len(base) + 20)
+    new_keys += [k for k in extra if canonical_key((k,)) not in seen and k not in new_keys]
+    for j, sc in enumerate(_INSERT_SCENARIOS * 2):
+        k = new_keys[j]
+        row = {
+            "k": k,
+            **{c.name: edge_values(c.type)[(j + 2) % len(edge_values(c.type))] for c in vcols},
+        }
+        if j == 0:
+            row.update({c.name: None for c in vcols})
+        if sc in ("ours_ins", "both_ins_same", "both_ins_diff"):
+            ours.append(row)
+        if sc in ("theirs_ins", "both_ins_same"):
+            theirs.append(dict(row))
+        if sc == "both_ins_diff":
+            theirs.append(_changed(spec, row, [vcols[j % len(vcols)]], j))
+        plan.append(((k,), sc))
+    ours.reverse()  # the sides in another order than the base
+    theirs = theirs[1::2] + theirs[::2]
     return ThreeWay(spec, base, ours, theirs, plan)
 
 

@@ -14,6 +14,7 @@ import shutil
 
 import pytest
 import yaml
+from depth import examples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_diff, canonical_key
@@ -50,6 +51,8 @@ ONE_BUILD = {
     "phases": [Phase.generate],
     "suppress_health_check": list(HealthCheck),
 }
+# Random batches per test and ANSI mode (CONTRIBUTING.md: the CI and the deep depth).
+EXAMPLES = examples(ci=1, deep=2)
 SEEN: dict[str, int] = {"partial": 0, "complete": 0, "modified": 0, "no_drift_messages": 0}
 
 
@@ -140,7 +143,12 @@ def limited_cases(draw):
 def test_column_stats_and_first_rows_match_brute_force(stats_project, monkeypatch, ansi):
     _force_ansi(monkeypatch, ansi)
 
-    @settings(max_examples=2, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(batch=st.lists(limited_cases(), min_size=6, max_size=6))
     def check(batch):
         batch[0] = dataclasses.replace(batch[0], max_diff_rows=None)  # one complete pair at least
@@ -304,7 +312,12 @@ def test_no_drift_names_the_most_changed_columns(stats_project, monkeypatch, ans
     def any_modified(batch: list) -> bool:
         return any(_expected(case).modified for case in batch)
 
-    @settings(max_examples=2, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(batch=st.lists(cases(), min_size=4, max_size=4).filter(any_modified))
     def check(batch):
         tables, tests = [], {}

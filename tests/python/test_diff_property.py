@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from depth import examples
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_diff, canonical_key
 from plans import full_reads, rows_scanned
@@ -25,6 +26,7 @@ from strategies import (
     RANGE_KEY_TYPES,
     TablePair,
     _from_spark_value,
+    corner_pairs,
     quote_ident,
     table_pairs,
     table_specs,
@@ -36,7 +38,10 @@ from dbt_table_diff.scaffold.options import PairOptions
 from dbt_table_diff.scaffold.pair import write_pair
 
 PAIRS_PER_BATCH = 6
-EXAMPLES_PER_MODE = 4  # one per row-fetch path (ROW_FETCH_PATHS)
+# Random batches per ANSI mode, after the corner batch (corner_cases). The CI depth runs the four
+# row-fetch paths (ROW_FETCH_PATHS) once each over the two modes; the deep one every path in every
+# mode.
+EXAMPLES_PER_MODE = examples(ci=1, deep=4)
 PAIR_STATS: dict[str, int] = {"pairs": 0, "recursed": 0, "diff_rows": 0, "quick": 0}
 
 
@@ -101,6 +106,41 @@ def cases(draw) -> Case:
         # 'auto' reads the previous example's result of the same pair name, so both its branches run
         quick_check=draw(st.sampled_from([None, True, False])),
     )
+
+
+def corner_cases() -> list[Case]:
+    """The corner pairs (strategies.corner_pairs: every hostile value and change, each range key
+    type, both drift directions, empty and one-sided) under options that make each path run: both
+    strategies, a split several levels deep, the duplicate check on and off, the quick check on,
+    off and by default, an excluded column, each normalisation rule, a table filter."""
+    pairs = corner_pairs()
+    rules = {
+        "v2_double": {"round": 2},
+        "v3_float": {"round": 0},
+        "v10_decimal_10_2_": {"round": 1},
+        "v7_timestamp": {"truncate": "second"},
+        "v4_string": {"trim": True, "lower": True},
+        "ship-date": {"lower": True},
+    }
+    out = []
+    for i, pair in enumerate(pairs):
+        integral = pair.spec.key[0].type in ("int", "bigint")
+        out.append(
+            Case(
+                pair=pair,
+                strategy=("range", "hash")[i % 2],
+                block_count=1 + i % 3,
+                split_factor=2 + i % 2,
+                compare_unit_size=1 + i % 4,
+                max_depth=3 - i % 3,
+                exclude=["v6_date"] if i % 3 == 1 else [],
+                normalize=rules if i % 3 == 2 else {},
+                filter_column="k" if integral and i % 2 == 1 else None,
+                check_duplicate_keys=i % 4 != 3,
+                quick_check=(None, True, False)[i % 3],
+            )
+        )
+    return out
 
 
 @st.composite
@@ -355,7 +395,7 @@ def rows_from_spark_key(spec, d: dict) -> list:
 @pytest.mark.parametrize("ansi", [False, True], ids=["ansi_off", "ansi_on"])
 def test_pipeline_matches_brute_force(diff_project, monkeypatch, ansi):
     _force_ansi(monkeypatch, ansi)
-    runs = iter(range(10**6))
+    runs = iter(range(2 * ansi, 10**6))  # ANSI on starts at the third path
 
     @settings(
         max_examples=EXAMPLES_PER_MODE,
@@ -364,8 +404,9 @@ def test_pipeline_matches_brute_force(diff_project, monkeypatch, ansi):
         suppress_health_check=list(HealthCheck),
     )
     @given(batch=st.lists(cases(), min_size=PAIRS_PER_BATCH, max_size=PAIRS_PER_BATCH))
+    @example(batch=corner_cases())
     def check(batch):
-        # each example takes the next row-fetch path, so every path runs in every mode
+        # each example takes the next row-fetch path: the corner batch and the random ones
         _run_batch(diff_project, batch, ROW_FETCH_PATHS[next(runs) % len(ROW_FETCH_PATHS)])
         _check_batch(diff_project, batch, ansi)
 
@@ -381,7 +422,12 @@ def test_column_map_matches_brute_force(diff_project):
     oracle's differing rows)."""
     runs = iter(range(10**6))
 
-    @settings(max_examples=2, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples(ci=1, deep=2),
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(batch=st.lists(mapped_cases(), min_size=PAIRS_PER_BATCH, max_size=PAIRS_PER_BATCH))
     def check(batch):
         _run_batch(diff_project, batch, ROW_FETCH_PATHS[next(runs) % len(ROW_FETCH_PATHS)])

@@ -14,16 +14,23 @@ import re
 import shutil
 
 import pytest
+from depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_merge, canonical_key, canonical_value, merge_counts
-from strategies import _from_spark_value, three_way, write_table
+from strategies import (
+    _from_spark_value,
+    corner_three_way,
+    three_way,
+    write_table,
+)
 
 from dbt_table_diff.scaffold.args import ScaffoldError
 from dbt_table_diff.scaffold.merge import MergeOptions, render_merge, write_merge
 
 MERGES_PER_BATCH = 5
-EXAMPLES = 4
+# Random batches after the corner batch (CONTRIBUTING.md: the CI and the deep depth).
+EXAMPLES = examples(ci=1, deep=4)
 
 
 @pytest.fixture(scope="module")
@@ -737,6 +744,17 @@ def _policies(draw, columns: list[str]) -> dict:
     return out
 
 
+# A policy of each kind on the corner three-way's columns (strategies.corner_three_way).
+CORNER_POLICIES = {
+    "v0_int": "max",
+    "v2_double": "min",
+    "v4_string": "theirs",
+    "v6_date": "ours",
+    "v9_decimal_38_10_": {"latest": "v7_timestamp"},
+    "Unit Price": {"python": "merge_resolvers.pick"},
+}
+
+
 @pytest.mark.slow
 def test_merge_matches_oracle(merge_project, monkeypatch):
     """Random triples under ANSI on (the hand-written cases run with dbt-spark's ANSI off), each
@@ -746,27 +764,13 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
     _force_ansi(monkeypatch, True)
     probe = {"merge_ansi_probe.sql": "select '${spark.sql.ansi.enabled}' as ansi\n"}
 
-    @settings(
-        max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck)
-    )
-    @given(
-        batch=st.lists(
-            three_way(max_rows=30), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
-        ),
-        leaves=st.integers(1, 8),
-        strategies=st.lists(
-            st.sampled_from(["hash", "range"]), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
-        ),
-        fetch=st.sampled_from(FETCH_PATHS),
-        data=st.data(),
-    )
-    def check(batch, leaves, strategies, fetch, data):
+    def merge_batch(batch, leaves, strategies, fetch, policies) -> None:
         tables, merges, resolves = [], [], []
         for i, tw in enumerate(batch):
             for side, rows in (("base", tw.base), ("ours", tw.ours), ("theirs", tw.theirs)):
                 write_table(project.spark, tw.spec, rows, f"`{project.schema}`.`p{i}_{side}`")
                 tables.append(f"p{i}_{side}")
-            resolves.append(data.draw(_policies(tw.spec.value_names), label=f"resolve p{i}"))
+            resolves.append(policies(i, tw))
             common = dict(
                 base=f"source('gen', 'p{i}_base')",
                 ours=f"source('gen', 'p{i}_ours')",
@@ -783,7 +787,39 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
             resolved.append(_check_against_oracle(project, f"p{i}", tw, resolves[i]))
             _check_against_oracle(project, f"s{i}", tw)
 
+    @settings(
+        max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
+    @given(
+        batch=st.lists(
+            three_way(max_rows=30), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
+        ),
+        leaves=st.integers(1, 8),
+        strategies=st.lists(
+            st.sampled_from(["hash", "range"]), min_size=MERGES_PER_BATCH, max_size=MERGES_PER_BATCH
+        ),
+        fetch=st.sampled_from(FETCH_PATHS),
+        data=st.data(),
+    )
+    def check(batch, leaves, strategies, fetch, data):
+        def policies(i, tw):
+            return data.draw(_policies(tw.spec.value_names), label=f"resolve p{i}")
+
+        merge_batch(batch, leaves, strategies, fetch, policies)
+
     resolved: list[int] = []
+    # The corner batch first, on every run (hypothesis' explicit examples cannot draw policies):
+    # every row and insert scenario on the hostile values of three key types (collation traps in
+    # strings, timestamps and decimals at their extremes), each policy kind on some column, one
+    # fetch path (the random examples draw the others).
+    corners = [corner_three_way(t) for t in ("string", "timestamp", "decimal(12,3)")]
+    merge_batch(
+        corners,
+        4,
+        ["range", "hash", "range"],
+        FETCH_PATHS[0],
+        lambda i, tw: CORNER_POLICIES if i != 1 else {},
+    )
     check()
     # the policies were exercised: about nine resolved keys are expected over the examples
     assert sum(resolved) > 0, resolved
