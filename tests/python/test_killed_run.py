@@ -13,7 +13,9 @@ one model starts. A child then reads the pair as the CLI does
   and renames, ADR 0032), so A's row diff stays beside A's summary. The reader sees exactly A after
   a kill in the ranges (nothing replaced yet), exactly B once the summary landed, and otherwise a
   stale result naming the run that disagrees and how to rebuild: never a summary of one run beside
-  the row diff of another. Without versions the reader cannot go back to A's earlier tables.
+  the row diff of another. Without versions the reader cannot go back to A's earlier tables. The
+  kills follow one another, each child reading the state the previous kill left and then killed
+  at the next model: one child per kill point.
 * Delta (the jars and confs of ADR 0012, `auto` writes Delta): the reader sees exactly A's summary
   and row diff after a kill in the Python split or in the summary (KILL_CHAIN says why those two),
   although the killed build had replaced the tables before that model (the summary names the
@@ -42,6 +44,9 @@ from lakehouse import lakehouse_conf
 
 from dbt_table_diff.scaffold.options import PairOptions
 from dbt_table_diff.scaffold.pair import render_pair
+
+# Every test starts child JVMs of its own: `make check` leaves them to `make test`.
+pytestmark = pytest.mark.spark
 
 SCHEMA = "td_killed"
 SUMMARY = f"{SCHEMA}.pair__summary"
@@ -168,15 +173,20 @@ def _assert_exactly(result: dict, state: str, context: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def killed_project(tmp_path_factory) -> tuple[Path, dict[str, str], dict[str, list]]:
-    """The project on a Spark without the Delta jars, after one complete build of the pair (on
-    `auto`) and a build of its ranges with `table_diff_file_format: delta` (expected to fail)."""
+def parquet_kills(tmp_path_factory) -> dict:
+    """The project on a Spark without the Delta jars. One child builds A completely (on `auto`),
+    builds its ranges with `table_diff_file_format: delta` (expected to fail), moves the target
+    to B and is killed inside the ranges. Then, for each later kill point (PARQUET_KILLS), a
+    child reads the pair as the previous kill left it and is killed inside that model's build of
+    B; a last child only reads. Nothing rebuilds A between the kills: the tables of the models
+    after a kill point still hold A's run (a killed build replaces at most the models before
+    it), so each kill meets the state its test asks about, for one child a kill point. Each kill
+    is recorded, not asserted here, so one bad kill fails its own test only."""
     root = tmp_path_factory.mktemp("killed_run")
     conf = _conf(root / "spark", "table_diff_killed_run")
-    _write_project(root, conf, SOURCE)
-    code, steps, tail = _child(
-        conf,
-        root,
+    _write_project(root, conf, STATE_A)
+    to_b = f"insert overwrite table {SCHEMA}.tgt {STATE_B}"
+    first = [
         "--build",
         "--select",
         "+pair__summary",
@@ -188,23 +198,46 @@ def killed_project(tmp_path_factory) -> tuple[Path, dict[str, str], dict[str, li
         "pair__ranges",
         "--read-after-probe",
         SUMMARY,
-    )
-    assert code == 0 and "probe" in steps, tail
-    return root, conf, steps
+        "--then-sql",
+        to_b,
+    ]
+    out: dict = {"kills": {}}
+    for i, model in enumerate((*PARQUET_KILLS, None)):
+        args = first if i == 0 else ["--read", SUMMARY]
+        if model:
+            args = [*args, "--kill-at", f"pair__{model}", "--delay", "0.5"]
+            args += ["--kill-select", "pair__ranges+"]
+        code, steps, tail = _child(conf, root, *args)
+        if i == 0:
+            out["setup"], out["setup_tail"] = steps, tail
+        else:
+            out["kills"][PARQUET_KILLS[i - 1]].update(
+                read=(steps.get("read") or [None])[0], read_tail=tail
+            )
+        if model:
+            out["kills"][model] = {
+                "code": code,
+                "tail": tail,
+                "finished": [f["model"] for f in steps.get("finished", [])],
+            }
+    return out
 
 
-def test_auto_writes_parquet_on_a_spark_without_delta(killed_project):
-    _, _, setup = killed_project
+def test_auto_writes_parquet_on_a_spark_without_delta(parquet_kills):
+    setup = parquet_kills["setup"]
+    assert "read_after_build" in setup, parquet_kills["setup_tail"]
     built = setup["read_after_build"][0]
-    assert built["summary"]["status"] == "complete", built
+    _assert_exactly(built, "A", "complete build of A")
     formats = {t: s.get("format") for t, s in built["tables"].items()}
     assert formats == dict.fromkeys((*MODELS, "history"), "parquet"), built
     # Nothing to time-travel to: the summary names no versions, readers check run ids instead.
     assert all(built["summary"][f"{t}_version"] is None for t in MODELS[:-1]), built
+    assert built["aside"] == [], built
 
 
-def test_explicit_delta_on_a_spark_without_delta_fails_before_touching_the_table(killed_project):
-    _, _, setup = killed_project
+def test_explicit_delta_on_a_spark_without_delta_fails_before_touching_the_table(parquet_kills):
+    setup = parquet_kills["setup"]
+    assert "probe" in setup, parquet_kills["setup_tail"]
     probe = setup["probe"][0]
     assert probe["success"] is False, probe
     message = "\n".join(probe["messages"])
@@ -216,58 +249,26 @@ def test_explicit_delta_on_a_spark_without_delta_fails_before_touching_the_table
     assert after["summary"] == before["summary"] and after["tables"] == before["tables"], after
 
 
-@pytest.fixture(scope="module")
-def parquet_kills(killed_project) -> dict[str, dict]:
-    """For each kill point in turn, a child that builds A completely (and reads it), moves the
-    target to B and is killed inside that model's build; the next child reads the pair before it
-    writes anything, as a child of its own did before (a last child only reads). Five JVMs instead
-    of eight for the same states read; each kill is recorded, not asserted here, so one bad kill
-    fails its own test only."""
-    root, conf, _ = killed_project
-    tgt = f"{SCHEMA}.tgt"
-    kills: dict[str, dict] = {}
-    for i, model in enumerate((*PARQUET_KILLS, None)):
-        args = ["--read", SUMMARY] if i else []
-        if model:
-            args += ["--sql", f"insert overwrite table {tgt} {STATE_A}"]
-            args += ["--build", "--select", "pair__ranges+", "--read-after-build", SUMMARY]
-            args += ["--then-sql", f"insert overwrite table {tgt} {STATE_B}"]
-            args += ["--kill-at", f"pair__{model}", "--delay", "0.5"]
-        code, steps, tail = _child(conf, root, *args)
-        if i:
-            kills[PARQUET_KILLS[i - 1]].update(
-                read=(steps.get("read") or [None])[0], read_tail=tail
-            )
-        if model:
-            kills[model] = {
-                "code": code,
-                "tail": tail,
-                "A": (steps.get("read_after_build") or [None])[0],
-                "finished": [f["model"] for f in steps.get("finished", [])],
-            }
-    return kills
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("model", PARQUET_KILLS)
 def test_killed_build_leaves_every_table_whole_and_the_last_result_where_it_can(
     parquet_kills, model
 ):
-    kill = parquet_kills[model]
+    kill = parquet_kills["kills"][model]
     assert kill["code"] == -9, kill["tail"]
-    a, result = kill["A"], kill["read"]
-    assert a is not None and result is not None, kill["read_tail"]
-    _assert_exactly(a, "A", "complete build of A")
-    # The complete build first cleaned what the previous child's killed build left aside.
-    assert a["aside"] == [], a
-    # The run history: the complete build's run, then the killed one, still `running` (its
-    # on-run-start row; no on-run-end ever came), never shown as failed. (Killed 0.5 s into the
-    # summary, the kill may land after the on-run-end hook recorded the finished run.)
-    previous, last = result["runs"][-2:]
-    assert previous == ["completed", False], result["runs"]
-    assert last == ["running", True] or (model == "summary" and last == ["completed", False]), (
-        result["runs"]
-    )
+    a, result = parquet_kills["setup"]["read_after_build"][0], kill["read"]
+    assert result is not None, kill["read_tail"]
+    # The run history: A's complete build, the probe's failed one (finished), then one `running`
+    # run per kill so far (its on-run-start row; no on-run-end ever came), never shown as failed.
+    # (Killed 0.5 s into the summary, the kill may land after the on-run-end hook recorded the
+    # finished run.)
+    killed_so_far = PARQUET_KILLS.index(model) + 1
+    runs = result["runs"]
+    assert len(runs) == 2 + killed_so_far, runs
+    assert runs[0] == ["completed", False] and runs[1][1] is False, runs
+    assert runs[2:-1] == [["running", True]] * (killed_so_far - 1), runs
+    last = runs[-1]
+    assert last == ["running", True] or (model == "summary" and last == ["completed", False]), runs
     finished = [m for m in MODELS if f"pair__{m}" in kill["finished"]]
     assert finished == list(MODELS[: len(finished)]), kill["finished"]
     # The defect this guards: killed inside the row diff, the row diff was missing. (Other models
@@ -275,8 +276,9 @@ def test_killed_build_leaves_every_table_whole_and_the_last_result_where_it_can(
     if model == "row_diff":
         assert "row_diff" not in finished, f"the kill landed after row_diff: {kill['finished']}"
     # Every table of the pair is there and holds one run, whole (ADR 0032: the new table is
-    # written aside and renamed into place): the killed run's where its model finished, else A's,
-    # the model being built included.
+    # written aside and renamed into place): the killed run's where its model finished, else the
+    # run that wrote it last. Tables after the kill point (and the one being built) hold A's run:
+    # no killed build before this one got that far.
     run_a = a["summary"]["run_id"]
     tables = result["tables"]
     killed_runs = set()
@@ -287,7 +289,7 @@ def test_killed_build_leaves_every_table_whole_and_the_last_result_where_it_can(
         if t in finished:
             assert state["run_ids"] != [run_a], (t, result)
             killed_runs.update(state["run_ids"])
-        else:
+        elif MODELS.index(t) >= MODELS.index(model):
             assert state["run_ids"] == [run_a], (t, result)
     assert len(killed_runs) <= 1, killed_runs
     if "row_diff" not in finished:
@@ -296,9 +298,10 @@ def test_killed_build_leaves_every_table_whole_and_the_last_result_where_it_can(
     # Left aside at most the new table of the model the kill landed in (the next build drops it).
     building = MODELS[len(finished)] if len(finished) < len(MODELS) else None
     assert set(result["aside"]) <= {f"pair__{building}__td_new"}, result["aside"]
-    if not finished:
+    if model == "ranges":
         # Killed inside the ranges: no table was replaced, so the reader shows the last result,
         # whole, as on Delta.
+        assert not finished, kill["finished"]
         _assert_exactly(result, "A", f"killed at {model}")
         assert result["summary"] == a["summary"], result
         assert result["block_map"] == a["block_map"], (model, result["block_map"])
