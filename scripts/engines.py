@@ -48,7 +48,10 @@ BIN = Path(sys.executable).parent  # the venv's bin: dbt, python
 MARKER = "TABLE_DIFF_ENGINE_RUN"
 HOST = "127.0.0.1"
 
-THRIFT_SELECTOR = "engine_thrift"
+# `make test-deep` (TABLE_DIFF_TEST_DEPTH=deep) builds the thrift engine's whole selection,
+# `make test` a smaller one (integration_tests/selectors.yml says what each leaves out and why).
+DEEP = os.environ.get("TABLE_DIFF_TEST_DEPTH", "").strip().lower() == "deep"
+THRIFT_SELECTOR = "engine_thrift_deep" if DEEP else "engine_thrift"
 CLUSTER_SELECTOR = "engine_cluster"
 # The one Python model left in the thrift copy of the project, a pair's Python split step: on
 # thrift it must fail with this text (dbt-spark has no Python submission for `method: thrift`; the
