@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from depth import DEEP, examples
+from depth import DEEP, SALT, examples, not_simplest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_diff, canonical_key
@@ -405,9 +405,10 @@ def test_pipeline_matches_brute_force(diff_project, monkeypatch, ansi):
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(batch=st.lists(cases(), min_size=PAIRS_PER_BATCH, max_size=PAIRS_PER_BATCH))
-    @example(batch=corner_cases(ansi))
-    def check(batch):
+    @given(batch=st.lists(cases(), min_size=PAIRS_PER_BATCH, max_size=PAIRS_PER_BATCH), salt=SALT)
+    @example(batch=corner_cases(ansi), salt=1)
+    def check(batch, salt):
+        not_simplest(salt)
         # each example takes the next row-fetch path: the corner batch and the random ones
         _run_batch(diff_project, batch, ROW_FETCH_PATHS[next(runs) % len(ROW_FETCH_PATHS)])
         _check_batch(diff_project, batch, ansi)
@@ -430,8 +431,12 @@ def test_column_map_matches_brute_force(diff_project):
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(batch=st.lists(mapped_cases(), min_size=PAIRS_PER_BATCH, max_size=PAIRS_PER_BATCH))
-    def check(batch):
+    @given(
+        batch=st.lists(mapped_cases(), min_size=PAIRS_PER_BATCH, max_size=PAIRS_PER_BATCH),
+        salt=SALT,
+    )
+    def check(batch, salt):
+        not_simplest(salt)
         _run_batch(diff_project, batch, ROW_FETCH_PATHS[next(runs) % len(ROW_FETCH_PATHS)])
         _check_batch(diff_project, batch, ansi=False)
         for i, case in enumerate(batch):

@@ -14,7 +14,7 @@ import re
 import shutil
 
 import pytest
-from depth import examples
+from depth import SALT, examples, not_simplest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import brute_force_merge, canonical_key, canonical_value, merge_counts
@@ -800,8 +800,11 @@ def test_merge_matches_oracle(merge_project, monkeypatch):
         ),
         fetch=st.sampled_from(FETCH_PATHS),
         data=st.data(),
+        salt=SALT,
     )
-    def check(batch, leaves, strategies, fetch, data):
+    def check(batch, leaves, strategies, fetch, data, salt):
+        not_simplest(salt)
+
         def policies(i, tw):
             return data.draw(_policies(tw.spec.value_names), label=f"resolve p{i}")
 
