@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import os
 
+from hypothesis import assume
+from hypothesis import strategies as st
+
 DEPTH = os.environ.get("TABLE_DIFF_TEST_DEPTH", "ci").strip().lower() or "ci"
 if DEPTH not in ("ci", "deep"):
     raise RuntimeError(f"TABLE_DIFF_TEST_DEPTH={DEPTH!r}: use 'ci' (make test) or 'deep'")
@@ -23,19 +26,12 @@ def examples(ci: int, deep: int) -> int:
     return deep if DEEP else ci
 
 
+# Drawn last by a property test's check, which passes it to `not_simplest` first.
+SALT = st.integers(0, 2**31)
+
+
 def not_simplest(salt: int) -> None:
     """Reject hypothesis' first example, every choice at its minimum (empty or near-empty tables):
     with a budget of one or two examples it would be most of the random coverage. A test draws
     ``salt=SALT`` last among its arguments and calls this first; hypothesis then draws another."""
-    from hypothesis import assume
-
     assume(salt != 0)
-
-
-def _salt():
-    from hypothesis import strategies as st
-
-    return st.integers(0, 2**31)
-
-
-SALT = _salt()
