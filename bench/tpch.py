@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +46,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 from generate import tables_in  # noqa: E402
+from model_profile import model_profile, node_phases, profile_table  # noqa: E402
 from pair import PAIR_SCHEMA, VARIANTS, Dbt, write_project  # noqa: E402
 from peers import join_sql, spark_extension_diff  # noqa: E402
 from report import machine  # noqa: E402
@@ -267,10 +269,40 @@ def run_process(args: argparse.Namespace) -> None:
     print(json.dumps(counted(r["added"], r["deleted"], r["modified"])))
 
 
-def run_e2e(args: argparse.Namespace, p: dict[str, Any]) -> dict[str, list[float]]:
-    """Whole processes on one pair: dbt build vs the join and spark-extension as processes."""
+def _profiles_with_event_log(project: Path, log_dir: Path) -> Path:
+    """A copy of the project's profiles.yml whose session writes Spark's event log to log_dir
+    (``--profile``): the folder holding it."""
+    import yaml
+
+    profiles = yaml.safe_load((project / "profiles.yml").read_text())
+    for output in profiles["table_diff_bench"]["outputs"].values():
+        output["server_side_parameters"] = {
+            **output["server_side_parameters"],
+            "spark.eventLog.enabled": "true",
+            "spark.eventLog.dir": str(log_dir),
+            # One plain JSON-lines file per application (Spark 4 rolls and compresses by default).
+            "spark.eventLog.rolling.enabled": "false",
+            "spark.eventLog.compress": "false",
+        }
+    folder = log_dir.parent / "profiles"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "profiles.yml").write_text(yaml.safe_dump(profiles, sort_keys=False))
+    return folder
+
+
+def run_e2e(args: argparse.Namespace, p: dict[str, Any]) -> dict[str, list[Any]]:
+    """Whole processes on one pair: dbt build vs the join and spark-extension as processes. Each
+    build's seconds per model come from its run_results.json; with ``--profile``, each build also
+    writes Spark's event log, and the last build's per-model profile is kept
+    (bench/model_profile.py)."""
     project = args.spark_home / f"tpch_sf{args.sf:g}" / "project"
-    common = ["--project-dir", str(project), "--profiles-dir", str(project), "--quiet"]
+    profiles_dir = project
+    if args.profile:
+        log_dir = args.spark_home / f"tpch_sf{args.sf:g}" / "eventlog" / p["name"]
+        shutil.rmtree(log_dir, ignore_errors=True)
+        log_dir.mkdir(parents=True)
+        profiles_dir = _profiles_with_event_log(project, log_dir)
+    common = ["--project-dir", str(project), "--profiles-dir", str(profiles_dir), "--quiet"]
     dbt = [str(Path(sys.executable).parent / "dbt"), "build", "--select", f"{p['name']}__ranges+"]
     vars_ = ["--vars", json.dumps(args.dbt_vars)] if args.dbt_vars else []
 
@@ -307,6 +339,13 @@ def run_e2e(args: argparse.Namespace, p: dict[str, Any]) -> dict[str, list[float
                 raise RuntimeError(f"{label} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
             if label != "dbt build":
                 check(label, json.loads(proc.stdout.strip().splitlines()[-1]), want(p))
+            else:
+                run_results = project / "target" / "run_results.json"
+                models = {n["node"]: n["seconds"] for n in node_phases(run_results)}
+                times.setdefault("dbt build models", []).append(models)
+                if args.profile:
+                    logs = sorted(log_dir.iterdir(), key=lambda f: f.stat().st_mtime)
+                    times["dbt build profile"] = model_profile(run_results, logs[-1])
             print(f"  e2e sf={args.sf:g} drift={p['spec']} {label}: {times[label][-1]:.1f}s")
     return times
 
@@ -367,6 +406,25 @@ def report(args: argparse.Namespace, session: dict[str, Any], e2e: dict[str, Any
                 + f" | {med(t['dbt build']) / med(t['join process']):.2f}x"
                 + f" | {med(t['dbt build']) / med(t['spark_extension process']):.2f}x |"
             )
+        lines += ["", "### Seconds per model in the whole `dbt build` (medians)", ""]
+        for p in session["pairs"]:
+            builds = (e2e.get(p["spec"]) or {}).get("dbt build models") or []
+            if builds:
+                per_model = ", ".join(
+                    f"{m.split('__', 1)[-1]} {med([b[m] for b in builds]):.1f}" for m in builds[0]
+                )
+                walls = e2e[p["spec"]]["dbt build"]
+                outside = med([w - sum(b.values()) for w, b in zip(walls, builds, strict=True)])
+                lines.append(f"- {p['spec']}: {per_model}; outside the models {outside:.1f}")
+        for p in session["pairs"]:
+            profile = (e2e.get(p["spec"]) or {}).get("dbt build profile")
+            if profile:
+                lines += [
+                    "",
+                    f"### Profile of the last `dbt build` at drift {p['spec']} (Spark's event log)",
+                    "",
+                    *profile_table(profile),
+                ]
     return "\n".join(lines) + "\n"
 
 
@@ -391,6 +449,11 @@ def main(argv: list[str] | None = None) -> int:
         "--first-check",
         action="store_true",
         help="every pair run is a first check: its last block hashes are dropped before it",
+    )
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="whole builds write Spark's event log: a per-model profile of rows, bytes and seconds",
     )
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("--out", type=Path, default=BENCH / "results")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.util
+import json
 import re
 import shlex
 import sys
@@ -333,3 +334,92 @@ def test_tpch_targets_match_their_truth(spark, tmp_path, monkeypatch):
         assert len(spark.table(p["target"]).inputFiles()) == tpch.TARGET_FILES
     assert pairs[0]["truth"]["k"] == 0
     assert min(pairs[1]["truth"][c] for c in ("modified", "deleted", "inserted")) > 30
+
+
+model_profile = _load("model_profile", "model_profile.py")
+
+
+def test_model_profile_gives_each_sql_execution_to_the_node_it_ran_in(tmp_path):
+    """bench/model_profile.py: an execution belongs to the node whose compile or execute phase it
+    started in, else to `(outside nodes)`; its jobs' stages' metrics add up per node."""
+    base = dt.datetime(2026, 12, 2, 4, 0, 0, tzinfo=dt.timezone.utc)
+
+    def at(seconds: float) -> str:
+        return (base + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def ms(seconds: float) -> int:
+        return int((base + dt.timedelta(seconds=seconds)).timestamp() * 1000)
+
+    def node(name: str, compile_: tuple, execute: tuple) -> dict:
+        timing = [
+            {"name": phase, "started_at": at(a), "completed_at": at(b)}
+            for phase, (a, b) in (("compile", compile_), ("execute", execute))
+        ]
+        return {
+            "unique_id": f"model.p.{name}",
+            "status": "success",
+            "timing": timing,
+            "execution_time": execute[1] - compile_[0],
+        }
+
+    run_results = tmp_path / "run_results.json"
+    nodes = [node("a__ranges", (1, 2), (2, 5)), node("a__summary", (6, 7), (7, 9))]
+    run_results.write_text(json.dumps({"results": nodes}))
+    events = []
+
+    def execution(eid: int, start: float, end: float, stages: dict[int, dict[str, int]]) -> None:
+        events.append(
+            {
+                "Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart",
+                "executionId": eid,
+                "time": ms(start),
+            }
+        )
+        events.append(
+            {
+                "Event": "SparkListenerJobStart",
+                "Job ID": eid,
+                "Stage IDs": list(stages),
+                "Properties": {"spark.sql.execution.id": str(eid)},
+            }
+        )
+        for stage, metrics in stages.items():
+            accumulables = [{"Name": k, "Value": v} for k, v in metrics.items()]
+            events.append(
+                {
+                    "Event": "SparkListenerStageCompleted",
+                    "Stage Info": {"Stage ID": stage, "Accumulables": accumulables},
+                }
+            )
+        events.append(
+            {
+                "Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd",
+                "executionId": eid,
+                "time": ms(end),
+            }
+        )
+
+    rows = "internal.metrics.input.recordsRead"
+    execution(0, 0.5, 0.9, {0: {rows: 7}})  # before every node: the hooks
+    execution(1, 1.5, 1.6, {1: {rows: 1}})  # ranges' compile
+    read, shuffled = (
+        "internal.metrics.input.bytesRead",
+        "internal.metrics.shuffle.write.bytesWritten",
+    )
+    execution(2, 3.0, 4.5, {2: {rows: 100, read: 2_000_000}, 3: {shuffled: 3_000_000}})
+    execution(3, 8.0, 8.5, {4: {rows: 5, "internal.metrics.executorRunTime": 1500}})  # summary
+    execution(4, 9.5, 9.7, {5: {rows: 2}})  # after the last node
+    log = tmp_path / "events"
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+
+    got = {r["node"]: r for r in model_profile.model_profile(run_results, log)}
+    assert list(got) == ["a__ranges", "a__summary", "(outside nodes)"]
+    ranges, summary, outside = got.values()
+    assert (ranges["sql"], ranges["jobs"], ranges["input_rows"]) == (2, 2, 101)
+    assert (ranges["input_bytes"], ranges["shuffle_write_bytes"]) == (2_000_000, 3_000_000)
+    assert ranges["sql_s"] == pytest.approx(1.6) and ranges["execute_s"] == pytest.approx(3)
+    assert (summary["sql"], summary["input_rows"], summary["task_ms"]) == (1, 5, 1500)
+    assert (outside["sql"], outside["input_rows"]) == (2, 9)
+    table = model_profile.profile_table(list(got.values()))
+    assert table[2].startswith("| a__ranges | 4.0 | 1.0 | 3.0 | 2 | 1.6 | 2 | 101 | 3 |")
+    assert table[-1].startswith("| (outside nodes) | - | - | - | 2 |")
