@@ -96,6 +96,7 @@ def model_profile(run_results: Path, event_log: Path) -> list[dict[str, Any]]:
     execute seconds, Spark's SQL executions in it, their seconds, rows and bytes read from files,
     bytes shuffled and executor task seconds."""
     nodes = node_phases(run_results)
+    counters = {"sql": 0, "sql_s": 0.0, "jobs": 0, **dict.fromkeys(METRICS.values(), 0)}
     rows = {
         n["node"]: {
             "node": n["node"],
@@ -105,15 +106,11 @@ def model_profile(run_results: Path, event_log: Path) -> list[dict[str, Any]]:
                 for name, (start, end) in n["phases"].items()
                 if name in ("compile", "execute")
             },
-            "sql": 0,
-            "sql_s": 0.0,
-            "jobs": 0,
-            **dict.fromkeys(METRICS.values(), 0),
+            **counters,
         }
         for n in nodes
     }
-    rows[OUTSIDE] = {"node": OUTSIDE, "sql": 0, "sql_s": 0.0, "jobs": 0}
-    rows[OUTSIDE].update(dict.fromkeys(METRICS.values(), 0))
+    rows[OUTSIDE] = {"node": OUTSIDE, **counters}
     for e in sql_executions(event_log):
         owner = next(
             (

@@ -46,7 +46,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 from generate import tables_in  # noqa: E402
-from model_profile import model_profile, node_phases, profile_table  # noqa: E402
+from model_profile import latest_event_log, model_profile, node_phases, profile_table  # noqa: E402
 from pair import PAIR_SCHEMA, VARIANTS, Dbt, write_project  # noqa: E402
 from peers import join_sql, spark_extension_diff  # noqa: E402
 from report import machine  # noqa: E402
@@ -344,8 +344,9 @@ def run_e2e(args: argparse.Namespace, p: dict[str, Any]) -> dict[str, list[Any]]
                 models = {n["node"]: n["seconds"] for n in node_phases(run_results)}
                 times.setdefault("dbt build models", []).append(models)
                 if args.profile:
-                    logs = sorted(log_dir.iterdir(), key=lambda f: f.stat().st_mtime)
-                    times["dbt build profile"] = model_profile(run_results, logs[-1])
+                    times["dbt build profile"] = model_profile(
+                        run_results, latest_event_log(log_dir)
+                    )
             print(f"  e2e sf={args.sf:g} drift={p['spec']} {label}: {times[label][-1]:.1f}s")
     return times
 
