@@ -30,11 +30,18 @@
     {{ return("select cast(null as string) as column_name") }}
   {% endif %}
   {% set spec = table_diff._spec_from_ranges('column_stats', ranges) %}
-  {% do table_diff._require_runs('column_stats', [['block_hashes', block_hashes, none, none],
-      ['block_split', block_split, none, none], ['row_diff', row_diff, none, none]], spec) %}
-  {% set sql = table_diff._column_stats_sql(spec, block_hashes, block_split, row_diff) %}
-  {#- The log: what the on-call engineer reads first. The same query as the model, on the few rows it has. -#}
-  {% set stats = run_query(sql).rows %}
+  {#- One query (ADR 0045) reads the inputs' run ids (ADR 0011) and every number of the model,
+      which its statement then writes as they are: the log, what the on-call engineer reads
+      first, is built from the same numbers. -#}
+  {% set runs = [['block_hashes', block_hashes, none, none], ['block_split', block_split, none, none], ['row_diff', row_diff, none, none]] %}
+  {% do table_diff._require_run_columns('column_stats', runs, spec) %}
+  {% set facts = table_diff._column_stats_facts(spec, block_hashes, block_split, row_diff) %}
+  {% do table_diff._fail_on_other_runs('column_stats', runs, spec, facts['others']) %}
+  {% set sql = table_diff._column_stats_sql(spec, facts) %}
+  {% set stats = [] %}
+  {% for c in spec['columns'] %}
+    {% do stats.append([c['name'], loop.index, facts['rows_changed'].get(loop.index, 0), facts['matched_keys'], none, facts['is_partial']]) %}
+  {% endfor %}
   {% set changes = [] %}
   {% for row in stats | sort(attribute=2, reverse=true) %}{% if (row[2] | int) > 0 %}{% do changes.append([row[0], row[2] | int]) %}{% endif %}{% endfor %}
   {% set partial = stats | length > 0 and stats[0][5] %}

@@ -49,25 +49,24 @@
   {% endfor %}
   {#- The changes track is state kept between runs, not a result the summary records by version: read as it is. -#}
   {% do at.update({'file_hashes': file_hashes | string}) %}
-  {#- One run (ADR 0011): every input carries the run id the ranges model started. Checked in one
-      query, on the columns the version lookup above described (ADR 0038). -#}
+  {#- One run (ADR 0011): every input carries the run id the ranges model started. The run ids and
+      every number the summary holds are read in one query below (ADR 0045), on the columns the
+      version lookup above described (ADR 0038). -#}
   {% set runs = [] %}
   {% for arg, relation in [('block_hashes', block_hashes), ('block_split', block_split), ('row_diff', row_diff)]
         + ([('file_hashes', file_hashes)] if file_hashes is not none else [])
         + ([('column_stats', column_stats)] if column_stats is not none else []) %}
     {% do runs.append([arg, relation, at[arg], described.get(arg)]) %}
   {% endfor %}
-  {% do table_diff._require_runs('diff_summary', runs, spec) %}
-  {% set run = run_query("select (select count(*) from " ~ at['block_split'] ~ " where selected),"
-      ~ " (select cast(max(started_at) as string) from " ~ at['block_hashes'] ~ "),"
-      ~ " (select coalesce(sum(if(side = 'source', n_rows, 0)), 0) from " ~ at['block_hashes'] ~ "),"
-      ~ " (select coalesce(sum(if(side = 'target', n_rows, 0)), 0) from " ~ at['block_hashes'] ~ ")").rows[0] %}
+  {% do table_diff._require_run_columns('diff_summary', runs, spec) %}
+  {% set run = table_diff._summary_facts(spec, at, runs) %}
+  {% do table_diff._fail_on_other_runs('diff_summary', runs, spec, run['others']) %}
   {#- A side written while the pair ran: only a run that read rows again after the block pass can
       mix two states of a table (the block pass reads both sides in one query). -#}
   {% set changed = {'source': false, 'target': false} %}
-  {% if (run[0] | int) > 0 %}
+  {% if run['units_selected'] > 0 %}
     {% do changed.update(table_diff._changed_sides('diff_summary', spec,
-        {'source': spec['source'], 'target': spec['target']}, {'source': run[2], 'target': run[3]}, run[1])) %}
+        {'source': spec['source'], 'target': spec['target']}, {'source': run['rows_source'], 'target': run['rows_target']}, run['started_at'])) %}
   {% endif %}
   {% set moved_sides = [] %}
   {% for side in ['source', 'target'] %}{% if changed[side] is true %}{% do moved_sides.append(spec[side]) %}{% endif %}{% endfor %}
@@ -83,40 +82,26 @@
   {% for c in spec['columns'] %}{% do names.append(table_diff._sql_string(c['name'])) %}{% endfor %}
   {% set keys = [] %}
   {% for k in spec['key'] %}{% do keys.append(table_diff._sql_string(k['name'])) %}{% endfor %}
+  {#- The numbers read above, written as they are: the model's own statement reads no table but the
+      changes track's (ADR 0045). -#}
   with layout as (
-    select count(distinct block_id) as blocks_total, count(*) as leaves_total
-    from {{ at['ranges'] }}
+    select {{ table_diff._bigints(run, ['blocks_total', 'leaves_total']) }}
   ),
 
   hashes as (
-    select
-      coalesce(sum(if(side = 'source', n_rows, 0)), 0) as rows_source,
-      coalesce(sum(if(side = 'target', n_rows, 0)), 0) as rows_target,
-      coalesce(sum(if(side = 'source', n_null_key_rows, 0)), 0) as null_key_rows_source,
-      coalesce(sum(if(side = 'target', n_null_key_rows, 0)), 0) as null_key_rows_target
-    from {{ at['block_hashes'] }}
+    select {{ table_diff._bigints(run, ['rows_source', 'rows_target', 'null_key_rows_source', 'null_key_rows_target']) }}
   ),
 
   units as (
-    select
-      count(distinct level0_block_id) as blocks_mismatched,
-      count(*) as units_mismatched,
-      coalesce(sum(leaf_hi - leaf_lo + 1), 0) as leaves_in_units,
-      count_if(not selected) as units_skipped
-    from {{ at['block_split'] }}
+    select {{ table_diff._bigints(run, ['blocks_mismatched', 'units_mismatched', 'leaves_in_units', 'units_skipped']) }}
+  ),
+
+  diffs as (
+    select {{ table_diff._bigints(run, ['rows_added', 'rows_deleted', 'rows_modified', 'duplicate_key_rows', 'diff_rows']) }}
   ),
 
   track as (
     {{ table_diff._track_summary_sql(file_hashes) }}
-  ),
-  diffs as (
-    select
-      count_if(diff_type = 'added') as rows_added,
-      count_if(diff_type = 'deleted') as rows_deleted,
-      count_if(diff_type = 'modified') as rows_modified,
-      count_if(diff_type = 'duplicate_key') as duplicate_key_rows,
-      count(*) as diff_rows
-    from {{ at['row_diff'] }}
   )
 
   select
@@ -168,4 +153,76 @@
     track.*,
     current_timestamp() as generated_at
   from layout cross join hashes cross join units cross join diffs cross join track
+{% endmacro %}
+
+
+{% macro _summary_facts(spec, at, runs) %}
+  {#- Every count the summary holds, when the block pass started and how many units the row fetch
+      read, and each input's other run ids (`_other_run_sql`), in one aggregate over the pair's
+      tables side by side (ADR 0045): one scan of each and one exchange, where a query per table
+      (or one subquery per table) costs a job or more each. `at` {name: from item}, `runs` the
+      summary's `_require_runs` inputs. Returns {name: int, 'started_at': string, 'others':
+      {index in runs: run id}}. -#}
+  {% set other_index = {} %}
+  {% for arg, relation, from_item, known in runs %}{% do other_index.update({arg: loop.index0}) %}{% endfor %}
+  {% set tags = {'ranges': 0, 'block_hashes': 1, 'block_split': 2, 'row_diff': 3, 'file_hashes': 4, 'column_stats': 5} %}
+  {% set sql %}
+    select
+      count_if(td_t = 0) as leaves_total,
+      size(collect_set(if(td_t = 0, td_a, null))) as blocks_total,
+      {%- for side in ['source', 'target'] %}
+      coalesce(sum(if(td_t = 1 and td_s = '{{ side }}', td_a, 0)), 0) as rows_{{ side }},
+      coalesce(sum(if(td_t = 1 and td_s = '{{ side }}', td_b, 0)), 0) as null_key_rows_{{ side }},
+      {%- endfor %}
+      cast(max(if(td_t = 1, td_ts, null)) as string) as started_at,
+      size(collect_set(if(td_t = 2, td_a, null))) as blocks_mismatched,
+      count_if(td_t = 2) as units_mismatched,
+      coalesce(sum(if(td_t = 2, td_b, 0)), 0) as leaves_in_units,
+      count_if(td_t = 2 and not td_sel) as units_skipped,
+      count_if(td_t = 2 and td_sel) as units_selected,
+      {%- for kind, name in [('added', 'rows_added'), ('deleted', 'rows_deleted'), ('modified', 'rows_modified'), ('duplicate_key', 'duplicate_key_rows')] %}
+      count_if(td_t = 3 and td_s = '{{ kind }}') as {{ name }},
+      {%- endfor %}
+      count_if(td_t = 3) as diff_rows
+      {%- for arg, relation, from_item, known in runs %},
+      {{ table_diff._other_run_sql(spec, "if(td_t = " ~ tags[arg] ~ ", td_run, " ~ table_diff._sql_string(spec['run_id']) ~ ")") }} as other_{{ loop.index0 }}
+      {%- endfor %}
+    from (
+      select 0 as td_t, cast(null as string) as td_s, cast(block_id as bigint) as td_a, cast(null as bigint) as td_b,
+        cast(null as boolean) as td_sel, cast(null as timestamp) as td_ts, cast(null as string) as td_run
+      from {{ at['ranges'] }}
+      union all
+      select 1, side, n_rows, n_null_key_rows, null, started_at, run_id from {{ at['block_hashes'] }}
+      union all
+      select 2, null, level0_block_id, leaf_hi - leaf_lo + 1, selected, null, run_id from {{ at['block_split'] }}
+      union all
+      select 3, diff_type, null, null, null, null, run_id from {{ at['row_diff'] }}
+      {%- for arg, relation, from_item, known in runs if arg in ['file_hashes', 'column_stats'] %}
+      union all
+      select {{ tags[arg] }}, null, null, null, null, null, run_id from {{ from_item or relation }}
+      {%- endfor %}
+    ) as td_facts
+  {% endset %}
+  {% set result = run_query(sql) %}
+  {% set row = result.rows[0] %}
+  {% set facts = {'others': {}} %}
+  {% for name in result.column_names %}
+    {% set value = row[loop.index0] %}
+    {% if name.startswith('other_') %}
+      {% if value is not none %}{% do facts['others'].update({name[6:] | int: value}) %}{% endif %}
+    {% elif name == 'started_at' %}
+      {% do facts.update({name: value}) %}
+    {% else %}
+      {% do facts.update({name: value | int}) %}
+    {% endif %}
+  {% endfor %}
+  {{ return(facts) }}
+{% endmacro %}
+
+
+{% macro _bigints(values, names) %}
+  {#- `cast(12 as bigint) as name, ...` for the named integers of `values`. -#}
+  {% set out = [] %}
+  {% for name in names %}{% do out.append("cast(" ~ (values[name] | int) ~ " as bigint) as " ~ name) %}{% endfor %}
+  {{ return(out | join(', ')) }}
 {% endmacro %}

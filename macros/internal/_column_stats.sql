@@ -110,53 +110,75 @@
 {% endmacro %}
 
 
-{% macro _column_stats_sql(spec, block_hashes, block_split, row_diff) %}
-  {#- One row per compared column: rows changed, matched keys and the share (NULL when partial). -#}
+{% macro _column_stats_facts(spec, block_hashes, block_split, row_diff) %}
+  {#- What a pair's column statistics are computed from, with each input's other run ids
+      (`_other_run_sql`), in one grouped aggregate over the three tables side by side (ADR 0045):
+      {'rows_changed': {column position: modified rows where it changed}, 'matched_keys',
+      'is_partial', 'others': {0 block_hashes, 1 block_split, 2 row_diff: run id}}. Matched keys
+      are the source's rows less the deleted and the source's duplicate-key rows (keys stored
+      exactly once on each side, NULL keys included); a run is partial when a unit was skipped or
+      the row diff reached max_diff_rows. Rows grouped by (table, what): columns by position, never
+      by name (a column named `true` or `1e3` would come back from the query as a value). -#}
+  {% set names = [] %}
+  {% for c in spec['columns'] %}{% do names.append(table_diff._sql_string(c['name'])) %}{% endfor %}
+  {% set sql %}
+    select td_t, td_k, count(*) as n, coalesce(sum(td_n), 0) as total, {{ table_diff._other_run_sql(spec, 'td_run') }} as other
+    from (
+      select 0 as td_t, if(side = 'source', 1, 0) as td_k, cast(n_rows as bigint) as td_n, run_id as td_run from {{ block_hashes }}
+      union all
+      select 1, if(selected, 1, 0), null, run_id from {{ block_split }}
+      union all
+      select 2, case diff_type when 'deleted' then 1 when 'duplicate_key' then if(side = 'source', 2, 3) else 0 end, null, run_id
+      from {{ row_diff }}
+      {%- if names %}
+      union all
+      select 3, array_position(array({{ names | join(', ') }}), td_c.c), null, run_id
+      from {{ row_diff }} lateral view explode(changed_columns) td_c as c
+      where diff_type = 'modified'
+      {%- endif %}
+    ) as td_facts
+    group by td_t, td_k
+  {% endset %}
+  {% set n = {} %}
+  {% set total = {} %}
+  {% set others = {} %}
+  {% set changed = {} %}
+  {% for row in run_query(sql).rows %}
+    {% set t, k = row[0] | int, row[1] | int %}
+    {% do n.update({(t, k): row[2] | int}) %}
+    {% do total.update({(t, k): row[3] | int}) %}
+    {% if row[4] is not none and t < 3 %}{% do others.update({t: row[4]}) %}{% endif %}
+    {% if t == 3 %}{% do changed.update({k: row[2] | int}) %}{% endif %}
+  {% endfor %}
+  {% set diff_rows = n.get((2, 0), 0) + n.get((2, 1), 0) + n.get((2, 2), 0) + n.get((2, 3), 0) %}
+  {{ return({
+      'rows_changed': changed,
+      'matched_keys': total.get((0, 1), 0) - n.get((2, 1), 0) - n.get((2, 2), 0),
+      'is_partial': n.get((1, 0), 0) > 0 or diff_rows >= spec['max_diff_rows'],
+      'others': others}) }}
+{% endmacro %}
+
+
+{% macro _column_stats_sql(spec, facts) %}
+  {#- One row per compared column, in table order: rows changed, matched keys and the share (NULL
+      when partial), from `_column_stats_facts`, written as they are (ADR 0045). -#}
+  {% set partial = 'true' if facts['is_partial'] else 'false' %}
+  {% set matched = "cast(" ~ ('null' if facts['is_partial'] else facts['matched_keys']) ~ " as bigint)" %}
   {% set columns = [] %}
   {% for c in spec['columns'] %}
-    {% do columns.append("named_struct('column_position', " ~ loop.index ~ ", 'column_name', " ~ table_diff._sql_string(c['name']) ~ ")") %}
+    {% set changed = facts['rows_changed'].get(loop.index, 0) %}
+    {% do columns.append("named_struct('column_name', " ~ table_diff._sql_string(c['name']) ~ ", 'column_position', " ~ loop.index
+        ~ ", 'rows_changed', cast(" ~ changed ~ " as bigint), 'matched_keys', " ~ matched
+        ~ ", 'changed_share', " ~ ("cast(null as double)" if facts['is_partial'] else
+            ("cast(" ~ changed ~ " as double) / nullif(" ~ matched ~ ", 0)"))
+        ~ ", 'is_partial', " ~ partial ~ ", 'run_id', " ~ table_diff._sql_string(spec['run_id']) ~ ")") %}
   {% endfor %}
-  with td_columns as (
-    {%- if columns %}
-    select inline(array({{ columns | join(', ') }}))
-    {%- else %}
-    select cast(null as int) as column_position, cast(null as string) as column_name where false
-    {%- endif %}
-  ),
-
-  td_run as (
-    select
-      (select count_if(not selected) from {{ block_split }}) > 0
-        or k.diff_rows >= {{ spec['max_diff_rows'] }} as is_partial,
-      (select coalesce(sum(if(side = 'source', n_rows, 0)), 0) from {{ block_hashes }})
-        - k.deleted_rows - k.duplicate_source_rows as matched_keys
-    from (
-      select
-        count(*) as diff_rows,
-        count_if(diff_type = 'deleted') as deleted_rows,
-        count_if(diff_type = 'duplicate_key' and side = 'source') as duplicate_source_rows
-      from {{ row_diff }}
-    ) as k
-  ),
-
-  td_changes as (
-    select td_c.c as column_name, count(*) as rows_changed
-    from {{ row_diff }} lateral view explode(changed_columns) td_c as c
-    where diff_type = 'modified'
-    group by td_c.c
-  )
-
-  select
-    c.column_name,
-    c.column_position,
-    coalesce(ch.rows_changed, 0) as rows_changed,
-    if(r.is_partial, cast(null as bigint), r.matched_keys) as matched_keys,
-    if(r.is_partial, cast(null as double),
-      cast(coalesce(ch.rows_changed, 0) as double) / nullif(r.matched_keys, 0)) as changed_share,
-    r.is_partial,
-    {{ table_diff._sql_string(spec['run_id']) }} as run_id
-  from td_columns as c
-  cross join td_run as r
-  left join td_changes as ch on c.column_name = ch.column_name
-  order by c.column_position
+  {%- if columns %}
+  select inline(array({{ columns | join(', ') }}))
+  {%- else %}
+  select cast(null as string) as column_name, cast(null as int) as column_position, cast(null as bigint) as rows_changed,
+    cast(null as bigint) as matched_keys, cast(null as double) as changed_share, cast(null as boolean) as is_partial,
+    cast(null as string) as run_id
+  where false
+  {%- endif %}
 {% endmacro %}

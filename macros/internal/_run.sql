@@ -46,8 +46,27 @@
       `inputs` [[arg, relation, from_item or none, lower-case column names or none], ...]; the
       names when the caller has described the table already, else it is described here. Fails on
       the first input (in order) built by another version or holding another run. -#}
-  {% set run = spec.get('run_id') %}
+  {% do table_diff._require_run_columns(macro_name, inputs, spec) %}
   {% set parts = [] %}
+  {% for arg, relation, from_item, known in inputs %}
+    {% do parts.append("select " ~ loop.index0 ~ " as i, " ~ table_diff._other_run_sql(spec, 'run_id') ~ " as other from "
+        ~ (from_item or relation)) %}
+  {% endfor %}
+  {% if parts | length == 0 %}{{ return(none) }}{% endif %}
+  {% set others = {} %}
+  {% for row in run_query(parts | join(' union all ')).rows %}
+    {% if row[1] is not none %}{% do others.update({row[0] | int: row[1]}) %}{% endif %}
+  {% endfor %}
+  {% do table_diff._fail_on_other_runs(macro_name, inputs, spec, others) %}
+{% endmacro %}
+
+
+{% macro _require_run_columns(macro_name, inputs, spec) %}
+  {#- The first half of `_require_runs`: every input has a `run_id` column (a table built by this
+      version of table_diff) and the spec a run. A model that reads its inputs' run ids in a query
+      of its own (the summary's and the column statistics' one query, ADR 0045) calls this, then
+      `_fail_on_other_runs` with what it read through `_other_run_sql`. -#}
+  {% set run = spec.get('run_id') %}
   {% for arg, relation, from_item, known in inputs %}
     {% set names = known if known is not none
         else adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list %}
@@ -55,18 +74,23 @@
       {{ table_diff._fail(macro_name, arg, relation, "a table built by this version of table_diff, stamped with its run",
           "Rebuild the whole pair from its ranges model: dbt build --select <pair>__ranges+.") }}
     {% endif %}
-    {% do parts.append("select " ~ loop.index0 ~ " as i, max(run_id) as other from " ~ (from_item or relation)
-        ~ " where run_id is distinct from " ~ table_diff._sql_string(run)) %}
   {% endfor %}
-  {% if parts | length == 0 %}{{ return(none) }}{% endif %}
-  {% set others = {} %}
-  {% for row in run_query(parts | join(' union all ')).rows %}
-    {% if row[1] is not none %}{% do others.update({row[0] | int: row[1]}) %}{% endif %}
-  {% endfor %}
+{% endmacro %}
+
+
+{% macro _other_run_sql(spec, column) %}
+  {#- An aggregate: a run id of `column` other than this run's (NULL when every row holds this run). -#}
+  {{ return("max(if(" ~ column ~ " is distinct from " ~ table_diff._sql_string(spec.get('run_id')) ~ ", " ~ column ~ ", null))") }}
+{% endmacro %}
+
+
+{% macro _fail_on_other_runs(macro_name, inputs, spec, others) %}
+  {#- The second half of `_require_runs`: `others` {input's index: another run id it holds}; fails
+      on the first such input, in the order of `inputs`. -#}
   {% for arg, relation, from_item, known in inputs %}
     {% set other = others.get(loop.index0) %}
     {% if other is not none %}
-      {{ table_diff._fail(macro_name, arg, relation, "the output of this pair's current run '" ~ run ~ "'",
+      {{ table_diff._fail(macro_name, arg, relation, "the output of this pair's current run '" ~ spec.get('run_id') ~ "'",
           "It holds run '" ~ other ~ "': the run that started at the pair's ranges model failed or was stopped before "
           ~ "this table was rebuilt. Rebuild the pair from its ranges model: dbt build --select <pair>__ranges+.") }}
     {% endif %}
