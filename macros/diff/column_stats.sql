@@ -38,18 +38,19 @@
   {% set facts = table_diff._column_stats_facts(spec, block_hashes, block_split, row_diff) %}
   {% do table_diff._fail_on_other_runs('column_stats', runs, spec, facts['others']) %}
   {% set sql = table_diff._column_stats_sql(spec, facts) %}
-  {% set stats = [] %}
-  {% for c in spec['columns'] %}
-    {% do stats.append([c['name'], loop.index, facts['rows_changed'].get(loop.index, 0), facts['matched_keys'], none, facts['is_partial']]) %}
-  {% endfor %}
+  {#- Most changed first; ties in table order (the sort is stable). -#}
   {% set changes = [] %}
-  {% for row in stats | sort(attribute=2, reverse=true) %}{% if (row[2] | int) > 0 %}{% do changes.append([row[0], row[2] | int]) %}{% endif %}{% endfor %}
-  {% set partial = stats | length > 0 and stats[0][5] %}
+  {% for c in spec['columns'] %}
+    {% set n = facts['rows_changed'].get(loop.index, 0) %}
+    {% if n > 0 %}{% do changes.append([c['name'], n]) %}{% endif %}
+  {% endfor %}
+  {% set changes = changes | sort(attribute=1, reverse=true) %}
+  {% set partial = facts['is_partial'] %}
   {% set samples = table_diff._diff_samples(row_diff, spec, per_class) %}
   {% if changes or samples %}
     {% do log("table_diff.column_stats: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": "
         ~ ((("changed columns: " if not partial else "changed columns (partial, at least): ")
-            ~ table_diff._column_changes_text(changes, none if partial else (stats[0][3] | int))) if changes else "no column changed")
+            ~ table_diff._column_changes_text(changes, none if partial else facts['matched_keys'])) if changes else "no column changed")
         ~ (("; first rows of each kind:\n" ~ table_diff._diff_samples_text(samples, per_class)) if samples else "."), info=true) %}
   {% endif %}
   {{ sql }}

@@ -163,8 +163,6 @@
       (or one subquery per table) costs a job or more each. `at` {name: from item}, `runs` the
       summary's `_require_runs` inputs. Returns {name: int, 'started_at': string, 'others':
       {index in runs: run id}}. -#}
-  {% set other_index = {} %}
-  {% for arg, relation, from_item, known in runs %}{% do other_index.update({arg: loop.index0}) %}{% endfor %}
   {% set tags = {'ranges': 0, 'block_hashes': 1, 'block_split': 2, 'row_diff': 3, 'file_hashes': 4, 'column_stats': 5} %}
   {% set sql %}
     select
@@ -185,7 +183,7 @@
       {%- endfor %}
       count_if(td_t = 3) as diff_rows
       {%- for arg, relation, from_item, known in runs %},
-      {{ table_diff._other_run_sql(spec, "if(td_t = " ~ tags[arg] ~ ", td_run, " ~ table_diff._sql_string(spec['run_id']) ~ ")") }} as other_{{ loop.index0 }}
+      {{ table_diff._other_run_sql(spec, 'td_run', 'td_t = ' ~ tags[arg]) }} as other_{{ loop.index0 }}
       {%- endfor %}
     from (
       select 0 as td_t, cast(null as string) as td_s, cast(block_id as bigint) as td_a, cast(null as bigint) as td_b,

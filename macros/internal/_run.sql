@@ -78,9 +78,11 @@
 {% endmacro %}
 
 
-{% macro _other_run_sql(spec, column) %}
-  {#- An aggregate: a run id of `column` other than this run's (NULL when every row holds this run). -#}
-  {{ return("max(if(" ~ column ~ " is distinct from " ~ table_diff._sql_string(spec.get('run_id')) ~ ", " ~ column ~ ", null))") }}
+{% macro _other_run_sql(spec, column, condition=none) %}
+  {#- An aggregate: a run id of `column` other than this run's, over the rows where `condition`
+      holds (all rows without one); NULL when every such row holds this run. -#}
+  {{ return("max(if(" ~ ((condition ~ " and ") if condition else "") ~ column ~ " is distinct from "
+      ~ table_diff._sql_string(spec.get('run_id')) ~ ", " ~ column ~ ", null))") }}
 {% endmacro %}
 
 
