@@ -172,16 +172,21 @@ lint-sql: venv integration
 # Most of a test is dbt's single-threaded Python (parse, compile, Jinja), so two workers overlap
 # well even on two cores: the suite took 37 min this way against about 45 min serially (stop 33).
 # PYTEST_WORKERS=0 runs it in one process. --durations=30 prints the 30 slowest test phases (setup,
-# call, teardown) at the end of every run, the only per-test timings CI keeps. PYTEST_ARGS=... adds
-# options (`-k`, a module, `--durations=0`).
+# call, teardown) at the end of every run, and the suite profile below them (CI keeps both in its
+# log). PYTEST_ARGS=... adds options (`-k`, a module, `--durations=0`).
 # Every run draws its random examples from a fresh seed, printed in pytest's header and again after
 # a failure; `make test SEED=N` (or check, test-deep) draws the same ones again.
 PYTEST_WORKERS ?= 2
 SEED ?= $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 PYTEST_SEED := --hypothesis-seed=$(SEED)
+# After every run, passed or failed: where its time went (scripts/suite_profile.py: module totals,
+# each worker's busy time and idle tail, the slowest tests), from the JUnit XML pytest writes.
+PYTEST_XML := tests/output/pytest.xml
 pytest: check-java venv lakehouse-jars browser
-	$(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
-	  $(PYTEST_SEED) --durations=30 $(PYTEST_ARGS)
+	@rm -f $(PYTEST_XML)
+	rc=0; $(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	  $(PYTEST_SEED) --durations=30 --junitxml=$(PYTEST_XML) $(PYTEST_ARGS) || rc=$$?; \
+	  $(BIN)/python scripts/suite_profile.py $(PYTEST_XML); exit $$rc
 
 # The integration project builds on the `lakehouse` target (Delta + Iceberg on); `make demo` uses the
 # same project's `embedded` target, plain parquet. The compiled SQL of an earlier build is removed

@@ -31,6 +31,7 @@ import os
 import re
 import sys
 import textwrap
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     rank = {name: i for i, name in enumerate(HEAVY_MODULES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Stamps each test with the xdist worker that runs it and its start time: JUnit properties
+    that scripts/suite_profile.py turns into each worker's busy time and idle tail (`make pytest`
+    prints it after every run)."""
+    item.user_properties.append(("worker", os.environ.get("PYTEST_XDIST_WORKER", "main")))
+    item.user_properties.append(("started", f"{time.time():.3f}"))
 
 
 # Confs that matter for every test. Static ones (master, warehouse, metastore) only take effect when
