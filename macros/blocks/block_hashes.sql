@@ -59,9 +59,17 @@
   {#- The sides (besides the source) that take the whole-table signature this run. A replica set
       may mix: a replica found identical last time takes it while the others, and the source, are
       grouped into leaves, still in the one query; its replica_block_hashes then compares totals. -#}
-  {#- A pair's key_ranges may have decided already, and then cut no leaf bounds (ADR 0031). -#}
-  {% set quick_sides = sides[1:] | map(attribute=0) | list if spec.get('quick_check_planned')
-      else table_diff._quick_check_sides(spec, sides[1:] | map(attribute=0) | list) %}
+  {#- A pair's key_ranges may have decided already, and then cut no leaf bounds (ADR 0031); when it
+      read this model's last result to decide not to, that answer stands (ADR 0046). -#}
+  {% if spec.get('quick_check_planned') %}
+    {% set quick_sides = sides[1:] | map(attribute=0) | list %}
+  {% elif spec.get('quick_check_decided') %}
+    {% set quick_sides = [] %}
+    {% do log("table_diff.block_hashes: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": quick check skipped"
+        ~ " (quick_check='auto' and the last run found the sides different).", info=true) %}
+  {% else %}
+    {% set quick_sides = table_diff._quick_check_sides(spec, sides[1:] | map(attribute=0) | list) %}
+  {% endif %}
   {% set quick = quick_sides | length == sides | length - 1 %}
   {#- Stamped with the pair's run and the time this pass started (ADR 0011): the summary checks
       against it whether a side was written while the pair ran. The time is read with the spec

@@ -187,3 +187,52 @@
     ) as tile_mins
   ) as bounds
 {% endmacro %}
+
+
+{% macro _sampled_leaves_of(spec, larger_side, layout) %}
+  {#- What a range layout's bounds were cut for (ADR 0046): the key, the sides, the filter and the
+      leaf tree. A later run keeps those bounds only for an equal value. -#}
+  {{ return({'key': spec['key'], 'key_type': table_diff._key_type(spec), 'source': spec['source'], 'target': spec['target'],
+             'table_filter': spec['table_filter'], 'projections': spec.get('projections'),
+             'leaf_count': layout['leaf_count'], 'leaves_per_block': layout['leaves_per_block'],
+             'block_count': layout['block_count'], 'depth': layout['depth']}) }}
+{% endmacro %}
+
+
+{% macro _keep_leaves_growth(macro_name='key_ranges') %}
+  {#- The relative change of the larger side's estimated rows below which a pair keeps its last
+      run's leaf bounds (ADR 0046); var `table_diff_keep_leaves_growth`, 0 = never keep. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_keep_leaves_growth', 0.05, 0)) }}
+{% endmacro %}
+
+
+{% macro _kept_leaves(spec, layout, leaves_of, memo=none) %}
+  {#-
+    Whether this run keeps the last run's leaf bounds instead of cutting a new key sample (ADR
+    0046): true when the pair's ranges table was cut for the same `leaves_of` (key, sides,
+    filter, leaf tree), the block pass ran on it (its leaves' row counts are known), the larger
+    side's estimated rows moved by less than `table_diff_keep_leaves_growth` (default 0.05, 0:
+    never keep) since, and no leaf held more than 4 times the mean rows of a leaf (plus 16) on
+    either side then. Bounds only decide which rows are compared together: any bounds give the
+    same diff, so a kept layout costs at most some balance, which the next run checks again.
+    `dbt build --full-refresh` always cuts a new sample.
+  -#}
+  {% set growth = table_diff._keep_leaves_growth('key_ranges') %}
+  {% if growth <= 0 or flags.FULL_REFRESH %}{{ return(false) }}{% endif %}
+  {% set last = table_diff._last_leaves(table_diff._pair_block_hashes(), memo) %}
+  {% if last is none or last['whole'] > 0 or not last['same_run'] or last['leaves'] != layout['leaf_count'] or not last['spec'] %}
+    {{ return(false) }}
+  {% endif %}
+  {% set before = fromjson(last['spec']) %}
+  {% if before.get('leaves_of') != fromjson(tojson(leaves_of)) %}{{ return(false) }}{% endif %}
+  {% set was = (before.get('layout') or {}).get('estimated_rows') or 0 %}
+  {% set now = layout['estimated_rows'] %}
+  {% set mean = ([last['source_rows'], last['target_rows']] | max) / [last['leaves'], 1] | max %}
+  {% if was <= 0 or (now - was) | abs >= growth * was or last['max_leaf_rows'] > 4 * mean + 16 %}
+    {{ return(false) }}
+  {% endif %}
+  {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": the last run's " ~ last['leaves']
+      ~ " leaves are kept (at most " ~ last['max_leaf_rows'] ~ " rows a leaf, " ~ (mean | round(1)) ~ " on average; estimated "
+      ~ now ~ " rows against " ~ was ~ "): no key sample read. `--full-refresh` cuts a new one.", info=true) %}
+  {{ return(true) }}
+{% endmacro %}

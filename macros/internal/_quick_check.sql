@@ -1,7 +1,7 @@
 {#- Whether a pair's run takes the quick check (ADR 0009, 0020): decided by key_ranges for a pair
     (ADR 0031), by block_hashes for a replica set or ranges that did not decide. -#}
 
-{% macro _plan_quick_check(spec, layout) %}
+{% macro _plan_quick_check(spec, layout, memo=none) %}
   {#-
     Whether this run of the pair takes the quick check (ADR 0009), decided before any scan so that
     key_ranges cuts no key sample for it (ADR 0031): the whole-table signatures use no leaf, and
@@ -12,22 +12,35 @@
     with check_duplicate_keys, a changes track, a replica set, strategy 'hash' (nothing to save),
     more level-0 blocks than max_diff_rows (the row diff would then need the leaves of the units
     it keeps), or when 'auto' finds no single block_hashes model built on these ranges.
+    `memo`: a dict that keeps the last run's leaf facts when the dense rule read them
+    (`_last_leaves`), so that key_ranges' decision to keep the leaves (ADR 0046) reads nothing again.
   -#}
   {% set mode = spec.get('quick_check', 'auto') %}
   {% if mode is false or not table_diff._quick_check_plannable(spec, layout) %}{{ return(false) }}{% endif %}
   {% if mode is true %}{{ return(true) }}{% endif %}
   {% if model is not mapping or not model.get('unique_id') %}{{ return(false) }}{% endif %}
+  {% set previous = table_diff._pair_block_hashes() %}
+  {% if previous is none %}{{ return(false) }}{% endif %}
+  {#- Both rules read the table block_hashes would read: its answer is this one (`decided`), so it
+      does not ask again. Quiet: when neither rule takes the check, block_hashes logs why it groups. -#}
+  {% if memo is mapping %}{% do memo.update({'decided': true}) %}{% endif %}
+  {% if table_diff._quick_check_sides(spec, ['target'], previous, quiet=true) == ['target'] %}{{ return(true) }}{% endif %}
+  {{ return(table_diff._dense_last_run(spec, previous, memo)) }}
+{% endmacro %}
+
+
+{% macro _pair_block_hashes() %}
+  {#- The relation of the one block_hashes model built on this key_ranges model (dbt's graph), or
+      none: no such model, several, or its table not built yet. -#}
+  {% if model is not mapping or not model.get('unique_id') %}{{ return(none) }}{% endif %}
   {% set found = [] %}
   {% for node in graph.nodes.values() if node.resource_type == 'model'
         and model.unique_id in node.depends_on.nodes and 'macro.table_diff.block_hashes' in node.depends_on.macros %}
     {% do found.append(node) %}
   {% endfor %}
-  {% if found | length != 1 %}{{ return(false) }}{% endif %}
-  {% set previous = adapter.get_relation(database=found[0].database, schema=found[0].schema,
-      identifier=found[0].alias or found[0].name) %}
-  {#- Quiet: when neither rule takes the check, block_hashes asks again and logs why it groups. -#}
-  {% if table_diff._quick_check_sides(spec, ['target'], previous, quiet=true) == ['target'] %}{{ return(true) }}{% endif %}
-  {{ return(table_diff._dense_last_run(spec, previous)) }}
+  {% if found | length != 1 %}{{ return(none) }}{% endif %}
+  {{ return(adapter.get_relation(database=found[0].database, schema=found[0].schema,
+      identifier=found[0].alias or found[0].name)) }}
 {% endmacro %}
 
 
@@ -40,7 +53,7 @@
 {% endmacro %}
 
 
-{% macro _dense_last_run(spec, previous) %}
+{% macro _dense_last_run(spec, previous, memo=none) %}
   {#-
     'auto' after dense drift (ADR 0031): the pair's last run grouped leaves, and at least
     `table_diff_whole_fetch_leaf_share` of them differed, every one selected by the split (the
@@ -53,24 +66,17 @@
     `this`: the ranges it was grouped by, whose leaves the share is of.
   -#}
   {% set share = table_diff._whole_fetch_leaf_share('key_ranges') %}
-  {% set ranges = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
-  {% if previous is none or ranges is none or share > 1 %}{{ return(false) }}{% endif %}
-  {% set differs = [] %}
-  {% for c in ['n_rows', 'h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}
-    {% do differs.append("sum(if(side = 'source', " ~ c ~ ", 0)) != sum(if(side = 'target', " ~ c ~ ", 0))") %}
-  {% endfor %}
+  {% if previous is none or share > 1 %}{{ return(false) }}{% endif %}
+  {% set last = table_diff._last_leaves(previous, memo) %}
+  {% if last is none %}{{ return(false) }}{% endif %}
+  {% set differing, leaves = last['differing'], last['leaves'] %}
+  {% if last['whole'] > 0 or leaves == 0 or not last['same_run'] or differing < leaves * share or last['certain'] >= spec['max_diff_rows'] %}
+    {{ return(false) }}
+  {% endif %}
   {#- Runs of contiguous differing leaves: a few would have been fetched by key-range predicates
-      (ADR 0010), reading only their row groups, rather than every row. -#}
-  {% set row = run_query("select count_if(leaf_id is null), count_if(differs), coalesce(sum(if(differs, certain, 0)), 0),"
-      ~ " (select count(*) from " ~ ranges ~ "), (select max(run_id) from " ~ ranges ~ "), max(run_id),"
-      ~ " count_if(differs and not coalesce(run_on, false))"
-      ~ " from (select *, lag(differs) over (order by leaf_id) and lag(leaf_id) over (order by leaf_id) = leaf_id - 1 as run_on"
-      ~ " from (select leaf_id, max(run_id) as run_id, " ~ differs | join(' or ') ~ " as differs,"
-      ~ " greatest(1, abs(sum(if(side = 'source', n_rows, 0)) - sum(if(side = 'target', n_rows, 0)))) as certain"
-      ~ " from " ~ previous ~ " where side in ('source', 'target') group by leaf_id) as g) as l").rows[0] %}
-  {% set whole, differing, certain, leaves = row[0] | int, row[1] | int, row[2] | int, row[3] | int %}
-  {% if whole > 0 or leaves == 0 or row[4] != row[5] or differing < leaves * share or certain >= spec['max_diff_rows']
-        or (differing < leaves and (row[6] | int) <= table_diff._key_range_limit('key_ranges')) %}
+      (ADR 0010), reading only their row groups, rather than every row. Counted only here (a
+      window over the leaves, which costs its own job), when most leaves differed. -#}
+  {% if differing < leaves and table_diff._differing_runs(previous) <= table_diff._key_range_limit('key_ranges') %}
     {{ return(false) }}
   {% endif %}
   {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": the last run found " ~ differing ~ " of "
@@ -117,4 +123,52 @@
         ~ " (quick_check='auto' and the last run found the sides different).", info=true) %}
   {% endif %}
   {{ return(quick) }}
+{% endmacro %}
+
+
+{% macro _last_leaves(previous, memo=none) %}
+  {#-
+    What the pair's last run left in its ranges (`this`) and block_hashes (`previous`) tables, from
+    one query: {'whole': whole-table rows (the quick check ran), 'differing': leaves whose
+    signatures differed, 'certain': rows those leaves surely differ by, 'leaves': leaves of the
+    ranges, 'same_run': whether the block pass ran on those ranges, 'max_leaf_rows': the most rows
+    a leaf held on either side, 'source_rows' / 'target_rows', 'spec': the ranges' spec (JSON
+    text)}. None when either table does not exist. Read by the dense rule (ADR 0031) and the kept
+    leaves (ADR 0046), once: `memo` (a dict) keeps the answer for the model's later calls.
+  -#}
+  {% if memo is mapping and 'last_leaves' in memo %}{{ return(memo['last_leaves']) }}{% endif %}
+  {% set ranges = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
+  {% set facts = none %}
+  {% if previous is not none and ranges is not none %}
+    {% set differs = [] %}
+    {% for c in ['n_rows', 'h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}
+      {% do differs.append("sum(if(side = 'source', " ~ c ~ ", 0)) != sum(if(side = 'target', " ~ c ~ ", 0))") %}
+    {% endfor %}
+    {% set row = run_query("select count_if(leaf_id is null), count_if(differs), coalesce(sum(if(differs, certain, 0)), 0),"
+        ~ " coalesce(max(greatest(source_rows, target_rows)), 0), coalesce(sum(source_rows), 0), coalesce(sum(target_rows), 0), max(g.run_id),"
+        ~ " max(r.leaves), max(r.run_id), max(r.spec)"
+        ~ " from (select leaf_id, max(run_id) as run_id, " ~ differs | join(' or ') ~ " as differs,"
+        ~ " greatest(1, abs(sum(if(side = 'source', n_rows, 0)) - sum(if(side = 'target', n_rows, 0)))) as certain,"
+        ~ " sum(if(side = 'source', n_rows, 0)) as source_rows, sum(if(side = 'target', n_rows, 0)) as target_rows"
+        ~ " from " ~ previous ~ " where side in ('source', 'target') group by leaf_id) as g"
+        ~ " cross join (select count(*) as leaves, max(run_id) as run_id, max(if(leaf_id = 0, spec, null)) as spec from " ~ ranges ~ ") as r").rows[0] %}
+    {% set facts = {'whole': row[0] | int, 'differing': row[1] | int, 'certain': row[2] | int, 'max_leaf_rows': row[3] | int,
+        'source_rows': row[4] | int, 'target_rows': row[5] | int, 'leaves': (row[7] or 0) | int,
+        'same_run': row[8] is not none and row[8] == row[6], 'spec': row[9]} %}
+  {% endif %}
+  {% if memo is mapping %}{% do memo.update({'last_leaves': facts}) %}{% endif %}
+  {{ return(facts) }}
+{% endmacro %}
+
+
+{% macro _differing_runs(previous) %}
+  {#- Runs of contiguous leaves whose signatures differed in the block_hashes table `previous`. -#}
+  {% set differs = [] %}
+  {% for c in ['n_rows', 'h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}
+    {% do differs.append("sum(if(side = 'source', " ~ c ~ ", 0)) != sum(if(side = 'target', " ~ c ~ ", 0))") %}
+  {% endfor %}
+  {{ return(run_query("select count_if(differs and not coalesce(run_on, false))"
+      ~ " from (select differs, lag(differs) over (order by leaf_id) and lag(leaf_id) over (order by leaf_id) = leaf_id - 1 as run_on"
+      ~ " from (select leaf_id, " ~ differs | join(' or ') ~ " as differs"
+      ~ " from " ~ previous ~ " where side in ('source', 'target') and leaf_id is not null group by leaf_id) as g) as l").rows[0][0] | int) }}
 {% endmacro %}

@@ -11,7 +11,7 @@
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
 
-{% macro _spec_version() %}{{ return(6) }}{% endmacro %}
+{% macro _spec_version() %}{{ return(7) }}{% endmacro %}
 
 {% macro _package_version() %}{{ return('0.2.0') }}{% endmacro %}
 
@@ -46,6 +46,7 @@
   {% do table_diff._whole_fetch_leaf_share(macro_name) %}
   {% do table_diff._broadcast_key_limit(macro_name) %}
   {% do table_diff._key_range_limit(macro_name) %}
+  {% do table_diff._keep_leaves_growth(macro_name) %}
   {% set key = table_diff._as_name_list(macro_name, 'primary_key', primary_key) %}
   {% set cols = table_diff._as_name_list(macro_name, 'columns', columns, allow_empty=true) %}
   {% set excl = table_diff._as_name_list(macro_name, 'exclude_columns', exclude_columns, allow_empty=true) %}

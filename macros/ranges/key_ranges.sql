@@ -83,12 +83,21 @@
   {% do layout.update({'compare_unit_size': table_diff._layout_compare_unit(spec, layout)}) %}
   {#- When this run will take the quick check, no leaf is grouped and no bound is used: no key
       sample is cut, and block_hashes takes the check because the spec says so (ADR 0031). -#}
-  {% set quick_planned = table_diff._plan_quick_check(spec, layout) %}
+  {% set memo = {} %}
+  {% set quick_planned = table_diff._plan_quick_check(spec, layout, memo) %}
   {% if quick_planned and spec['strategy'] == 'range' %}
     {% do log("table_diff.key_ranges: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": this run takes the quick check (quick_check "
         ~ spec['quick_check'] ~ "), which uses no leaf bound: no key sample cut.", info=true) %}
   {% endif %}
-  {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string, 'track_layout': track_layout, 'quick_check_planned': quick_planned}) %}
+  {#- Sampled bounds record what they were cut for; a later run of the same shape keeps them while
+      the table keeps its size and the leaves stayed balanced (ADR 0046). -#}
+  {% set leaves_of = none %}
+  {% set kept = false %}
+  {% if spec['strategy'] == 'range' and not quick_planned and not spec['track'] and not spec.get('replicas') %}
+    {% set leaves_of = table_diff._sampled_leaves_of(spec, larger_side, layout) %}
+    {% set kept = table_diff._kept_leaves(spec, layout, leaves_of, memo) %}
+  {% endif %}
+  {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string, 'track_layout': track_layout, 'quick_check_planned': quick_planned, 'quick_check_decided': memo.get('decided', false), 'leaves_of': leaves_of, 'leaves_kept': kept}) %}
   {% do spec.update({'compare_unit_size': layout['compare_unit_size']}) %}
   {% set run_sql = table_diff._sql_string(invocation_id) %}
   {% set spec_sql = table_diff._sql_string(tojson(spec)) %}
@@ -103,6 +112,16 @@
       {{ spec_sql }} as spec,
       {{ run_sql }} as run_id
     from (select explode(sequence(0, {{ layout['leaf_count'] - 1 }})) as leaf_id) as leaves
+  {% elif kept %}
+    {#- The last run's bounds, read before this statement replaces the table (ADR 0046). -#}
+    select
+      leaf_id,
+      leaf_id div {{ layout['leaves_per_block'] }} as block_id,
+      lower_bound,
+      upper_bound,
+      {{ spec_sql }} as spec,
+      {{ run_sql }} as run_id
+    from {{ this }}
   {% else %}
     {#- Sampled leaves, or a tracked pair's stored ones (any strategy: NULL bounds for hash). -#}
     with td_leaves as (

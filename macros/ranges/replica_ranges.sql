@@ -23,6 +23,7 @@
   {% set entry = table_diff._replica_of('replica_ranges', 'ranges', ranges, shared, replica) %}
   {% set spec = entry['spec'] %}
   {% do spec.update({'layout': shared['layout'], 'run_id': shared['run_id'], 'ranges': this | string, 'track_layout': none, 'quick_check_planned': false,
+      'quick_check_decided': false, 'leaves_of': none, 'leaves_kept': false,
       'compare_unit_size': table_diff._layout_compare_unit(spec, shared['layout']),
       'replica': {'name': entry['name'], 'side': entry['side'], 'ranges': ranges | string}}) %}
   select

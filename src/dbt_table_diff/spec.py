@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-SPEC_VERSION = 6
+SPEC_VERSION = 7
 HASH_SPEC_VERSION = 1
 
 
@@ -176,6 +176,13 @@ class Spec:
     # key_ranges decided that this run takes the quick check, and cut no leaf bounds (spec v6,
     # ADR 0031); false: block_hashes decides, on sampled leaves.
     quick_check_planned: bool = False
+    # key_ranges read the pair's block_hashes to decide (spec v7, ADR 0046): block_hashes takes its
+    # answer instead of asking again.
+    quick_check_decided: bool = False
+    # What the range bounds were cut for, and whether this run kept the last run's bounds instead
+    # of cutting a new sample (spec v7, ADR 0046); null / false without sampled bounds.
+    leaves_of: Mapping[str, Any] | None = None
+    leaves_kept: bool = False
 
     @property
     def label(self) -> str:
@@ -340,6 +347,9 @@ def load_spec(
         replicas=_optional(data, "replicas", list, where),
         replica=_optional(data, "replica", Mapping, where),
         quick_check_planned=_required(data, "quick_check_planned", bool, where),
+        quick_check_decided=_required(data, "quick_check_decided", bool, where),
+        leaves_of=_optional(data, "leaves_of", Mapping, where),
+        leaves_kept=_required(data, "leaves_kept", bool, where),
     )
 
 

@@ -604,9 +604,13 @@ def test_reads_per_path(diff_project):
         summary = spark.table(diff_project.relation("qc__summary")).first()
         diff = spark.table(diff_project.relation("qc__row_diff")).collect()
         PLANNED.append(planned)
+        KEPT.append(json.loads(ranges[0]["spec"])["leaves_kept"])
+        BOUNDS.append(bounds)
         return reads, hashes, summary, sorted((r["id"], r["diff_type"]) for r in diff)
 
     PLANNED: list[bool] = []
+    KEPT: list[bool] = []
+    BOUNDS: list[dict] = []
 
     def retarget(change: str) -> None:
         spark.sql(f"drop table `{schema}`.qc_target")
@@ -702,6 +706,11 @@ def test_reads_per_path(diff_project):
     assert PLANNED == [False, True, True, False, True, False, True, False, True, False, False], (
         PLANNED
     )
+    # ADR 0046: only the last run keeps its leaves (the run before it grouped the same table's
+    # leaves, balanced, at the same size); every run before followed a quick check, planned one
+    # or changed the table. The kept bounds are the last run's, and its diff was checked above.
+    assert KEPT == [False] * 10 + [True], KEPT
+    assert BOUNDS[-1] == BOUNDS[-2] and None not in list(BOUNDS[-1].values())[1:], BOUNDS[-2:]
     most = {what: max(r.values()) for what, r in seen.items()}
     assert most == {
         "identical, first run": 1,

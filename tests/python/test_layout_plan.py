@@ -7,6 +7,7 @@ dbt's `return()` ends a macro by raising; the harness does the same, so the macr
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from types import SimpleNamespace
@@ -41,11 +42,28 @@ def macros():
     `estimates`: what the faked `estimated_rows` answers per relation."""
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
     estimates: dict[str, object] = {}
+    # the kept leaves (ADR 0046): dbt's vars, flags and the last run's facts, set per test
+    dbt_vars: dict[str, object] = {}
+    last: dict[str, object] = {}
+    flags = SimpleNamespace(FULL_REFRESH=False)
     namespace = SimpleNamespace(
         estimated_rows=lambda relation, spec, from_item: estimates[relation],
         _side_from=lambda spec, side, relation: relation,
+        _key_type=lambda spec: "bigint",
+        _number_var=lambda macro, name, default, minimum: dbt_vars.get(name, default),
+        _pair_block_hashes=lambda: "pair__block_hashes",
+        _last_leaves=lambda previous, memo=None: last.get("facts"),
     )
-    env.globals.update({"return": _raise_return, "table_diff": namespace})
+    env.globals.update(
+        {
+            "return": _raise_return,
+            "table_diff": namespace,
+            "flags": flags,
+            "fromjson": json.loads,
+            "tojson": json.dumps,
+            "log": lambda *a, **k: None,
+        }
+    )
     for name in ("_layout.sql", "_spec.sql"):
         # A template module exports no name that starts with "_": renamed, then called by it.
         text = (REPO_ROOT / "macros" / "internal" / name).read_text()
@@ -55,7 +73,9 @@ def macros():
             if isinstance(macro, jinja2.runtime.Macro):
                 called = "_" + attr[len("private__") :] if attr.startswith("private__") else attr
                 setattr(namespace, called, lambda *a, _m=macro, **k: _call(_m, *a, **k))
-    return SimpleNamespace(table_diff=namespace, estimates=estimates)
+    return SimpleNamespace(
+        table_diff=namespace, estimates=estimates, vars=dbt_vars, last=last, flags=flags
+    )
 
 
 def _spec(**options):
@@ -170,3 +190,67 @@ def test_the_unit_a_run_splits_with(macros):
     assert unit({"compare_unit_size": 500}, {"compare_unit_size": 367}) == 500
     assert unit({"compare_unit_size": None}, {"compare_unit_size": 367}) == 367
     assert unit({"compare_unit_size": None}, {}) == DEFAULT_UNIT
+
+
+def _pair_spec():
+    key = [{"name": "id", "type": "bigint"}]
+    return _spec(key=key, source="s", target="t", table_filter=None)
+
+
+def _kept_of(macros):
+    """`leaves_of` of the TPC-H SF1 layout, as the last run's spec stored it (JSON)."""
+    spec = _pair_spec()
+    layout = macros.table_diff._plan_layout(spec, 6_001_215)
+    return json.loads(json.dumps(macros.table_diff._sampled_leaves_of(spec, "target", layout)))
+
+
+def _kept(macros, *, was=6_001_215, now=6_001_215, max_leaf=900, facts=None, of=None, **vars_):
+    """`_kept_leaves` for the TPC-H SF1 layout, the last run's ranges cut for the same pair (or
+    for `of`), estimated at `was` rows, its leaves holding at most `max_leaf` rows."""
+    spec = _pair_spec()
+    layout = macros.table_diff._plan_layout(spec, now)
+    leaves_of = macros.table_diff._sampled_leaves_of(spec, "target", layout)
+    before = {"leaves_of": of or leaves_of, "layout": {"estimated_rows": was}}
+    macros.last["facts"] = {
+        "whole": 0,
+        "same_run": True,
+        "leaves": layout["leaf_count"],
+        "max_leaf_rows": max_leaf,
+        "source_rows": 6_001_215,
+        "target_rows": 6_001_000,
+        "spec": json.dumps(before),
+        **(facts or {}),
+    }
+    macros.vars.clear()
+    macros.vars.update(vars_)
+    return macros.table_diff._kept_leaves(spec, layout, leaves_of, {})
+
+
+def test_the_last_runs_leaves_are_kept_while_the_table_keeps_its_size(macros):
+    """ADR 0046: the bounds of the last run are kept when they were cut for the same key, sides,
+    filter and leaf tree, the block pass ran on them, the larger side's estimate moved by less
+    than 5% and no leaf held more than 4 times the mean (about 366 rows here) plus 16."""
+    assert _kept(macros) is True
+    assert _kept(macros, now=6_001_215 * 104 // 100) is True  # grew 4%
+    assert _kept(macros, now=6_001_215 * 106 // 100) is False  # grew 6%: a new sample
+    assert _kept(macros, now=6_001_215 * 94 // 100) is False  # shrank 6%
+    edge = 4 * 6_001_215 // MAX_LEAVES + 16  # 4x the larger side's mean rows a leaf, plus 16
+    assert _kept(macros, max_leaf=edge) is True
+    assert _kept(macros, max_leaf=edge + 1) is False  # a leaf grew beyond 4x: unbalanced
+    assert _kept(macros, facts={"whole": 2}) is False  # the last run took the quick check
+    assert _kept(macros, facts={"same_run": False}) is False  # its block pass did not finish
+    assert _kept(macros, facts={"leaves": 4096}) is False  # another leaf tree
+    assert _kept(macros, facts={"spec": None}) is False
+    assert _kept(macros, table_diff_keep_leaves_growth=0) is False  # the var turns it off
+    assert _kept(macros, now=6_001_215 * 106 // 100, table_diff_keep_leaves_growth=0.1) is True
+    other = {"key": [{"name": "id", "type": "string"}], "key_type": "string"}
+    assert _kept(macros, of={**_kept_of(macros), **other}) is False  # another key type
+    assert _kept(macros, of={**_kept_of(macros), "table_filter": "x > 1"}) is False
+    assert _kept(macros, of={**_kept_of(macros), "target": "t2"}) is False
+    macros.flags.FULL_REFRESH = True
+    try:
+        assert _kept(macros) is False  # --full-refresh cuts a new sample
+    finally:
+        macros.flags.FULL_REFRESH = False
+    macros.last["facts"] = None
+    assert macros.table_diff._kept_leaves({}, {"leaf_count": 1}, {}, {}) is False  # first run

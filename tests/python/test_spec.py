@@ -321,6 +321,9 @@ def example() -> dict:
         "replicas": None,
         "replica": None,
         "quick_check_planned": False,
+        "quick_check_decided": False,
+        "leaves_of": None,
+        "leaves_kept": False,
     }
 
 
