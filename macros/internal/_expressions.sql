@@ -121,24 +121,36 @@
         or table_diff._type_family(spec['key'][0]['type']) != 'integral' %}
     {{ return(search) }}
   {% endif %}
+  {#- The bounds of one run's ranges never change: block_hashes and row_diff of the run read the
+      same two answers, so the second model of one invocation takes them from the run cache. -#}
+  {% set memo_key = ('leaf_plan ' ~ ranges ~ ' ' ~ spec['run_id'] ~ ' ' ~ leaf_count) if spec.get('run_id') else none %}
+  {% set memo = table_diff._run_cache() %}
+  {% if memo_key and memo_key in memo %}{{ return(memo[memo_key]) }}{% endif %}
   {% set composite = spec['key'] | length > 1 %}
   {% set first = 'lower_bound.k1' if composite else 'lower_bound' %}
   {% set span = run_query("select min(" ~ first ~ "), max(" ~ first ~ "), count_if(" ~ first ~ " is null) from "
       ~ ranges ~ " where leaf_id > 0").rows[0] %}
-  {% if span[0] is none or span[2] | int > 0 %}{{ return(search) }}{% endif %}
+  {% if span[0] is none or span[2] | int > 0 %}{{ return(table_diff._remember(memo, memo_key, search)) }}{% endif %}
   {% set high = span[1] | int %}
   {% set base = (span[0] | int) - 1 %}
-  {% if base <= -(2 ** 63) or high - base > 2 ** 61 %}{{ return(search) }}{% endif %}
+  {% if base <= -(2 ** 63) or high - base > 2 ** 61 %}{{ return(table_diff._remember(memo, memo_key, search)) }}{% endif %}
   {% set cells = [leaf_count * 4, 65536] | min %}
   {% set width = [(high - base + cells - 1) // cells, 1] | max %}
   {% set cell = "(cast(" ~ first ~ " as bigint) - " ~ table_diff.bigint_literal(base) ~ ") div " ~ width ~ "L" %}
   {% set inside = run_query("select coalesce(max(n), 0) from (select count(*) as n from " ~ ranges
       ~ " where leaf_id > 0 and cast(" ~ first ~ " as bigint) " ~ (">=" if composite else ">") ~ " " ~ table_diff.bigint_literal(base) ~ " + (" ~ cell ~ ") * " ~ width
       ~ "L group by " ~ cell ~ ") as c").rows[0][0] | int %}
-  {% if inside > 8 %}{{ return(search) }}{% endif %}
-  {{ return({'kind': 'grid', 'leaf_count': leaf_count, 'base': base, 'high': high, 'width': width,
+  {% if inside > 8 %}{{ return(table_diff._remember(memo, memo_key, search)) }}{% endif %}
+  {{ return(table_diff._remember(memo, memo_key, {'kind': 'grid', 'leaf_count': leaf_count, 'base': base, 'high': high, 'width': width,
              'last_cell': (high - base) // width, 'inside': inside, 'composite': composite,
-             'bound_type': table_diff._key_type(spec)}) }}
+             'bound_type': table_diff._key_type(spec)})) }}
+{% endmacro %}
+
+
+{% macro _remember(memo, key, value) %}
+  {#- `value`, kept in the dict `memo` under `key` (none: not kept). -#}
+  {% if key %}{% do memo.update({key: value}) %}{% endif %}
+  {{ return(value) }}
 {% endmacro %}
 
 

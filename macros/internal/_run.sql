@@ -23,7 +23,8 @@
       under this invocation's id (a manifest passed to `dbtRunner` again keeps its flat graph, so
       a later invocation starts with an empty dict). Only for answers that cannot change within
       an invocation (the session's Delta support); never for a table's contents, which a model of
-      the same run may rewrite. -#}
+      the same run may rewrite, except under the run id that wrote them (a pair's ranges hold one
+      run's bounds: `_leaf_plan`, ADR 0046). -#}
   {% set held = graph.get('table_diff_run_cache') %}
   {% if held is not mapping or held.get('invocation_id') != invocation_id %}
     {% set held = {'invocation_id': invocation_id, 'answers': {}} %}
