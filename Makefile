@@ -7,6 +7,7 @@
 #   make venv         .venv with the pinned requirements and this package (editable)
 #   make lakehouse-jars  fetch the pinned Delta + Iceberg jars into .spark-jars/ (once; `make test` does it)
 #   make browser      install Debian's chromium for the report's browser test (as root; `make test` does it)
+#   make postgres     install Debian's PostgreSQL for the database-side tests (as root; `make test` does it)
 #   make engines      integration_tests on a real Thrift Server and a standalone cluster (scripts/engines.py)
 #   make bench        the benchmark (bench/run.py; BENCH_ARGS=... to change sizes), about an hour
 #   make bench-tpch   TPC-H lineitem (bench/tpch.py, tpchgen-cli; TPCH_ARGS=...), about 40 minutes
@@ -42,7 +43,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export SPARK_CONF_DIR := $(CURDIR)/spark-conf
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: help check-java venv lakehouse-jars browser bench bench-tpch demo check test test-deep lint lint-python lint-sql pytest integration integration-and-engines engines engines-thrift engines-cluster clean distclean
+.PHONY: help check-java venv lakehouse-jars browser postgres bench bench-tpch demo check test test-deep lint lint-python lint-sql pytest integration integration-and-engines engines engines-thrift engines-cluster clean distclean
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -81,6 +82,11 @@ browser:
 	  echo "Chromium is missing and cannot be installed here (not root, or no apt-get): run" \
 	    "'sudo apt-get update && sudo apt-get install -y chromium'; the browser test fails until then." >&2; \
 	fi
+
+# PostgreSQL's server for the database-side tests (ADR 0047): Debian's package, installed when missing
+# as root with apt-get (tests/python/postgres.py); each pytest worker starts its own server.
+postgres: venv
+	@$(BIN)/python tests/python/postgres.py
 
 # Prefix for commands that must see the jars: the comma-separated list (spark.jars), and the promise
 # that the format tests must run rather than skip.
@@ -182,7 +188,7 @@ PYTEST_SEED := --hypothesis-seed=$(SEED)
 # After every run, passed or failed: where its time went (scripts/suite_profile.py: module totals,
 # each worker's busy time and idle tail, the slowest tests), from the JUnit XML pytest writes.
 PYTEST_XML := tests/output/pytest.xml
-pytest: check-java venv lakehouse-jars browser
+pytest: check-java venv lakehouse-jars browser postgres
 	@rm -f $(PYTEST_XML)
 	rc=0; $(WITH_LAKEHOUSE) $(BIN)/python -m pytest tests/python -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
 	  $(PYTEST_SEED) --durations=30 --junitxml=$(PYTEST_XML) $(PYTEST_ARGS) || rc=$$?; \

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fetch the pinned Delta Lake and Apache Iceberg jars for Spark into a project folder, once.
+# Fetch the pinned Delta Lake and Apache Iceberg jars for Spark, and PostgreSQL's JDBC driver,
+# into a project folder, once.
 #
 #   scripts/fetch_lakehouse_jars.sh               fetch if needed; say where the jars are
 #   scripts/fetch_lakehouse_jars.sh --print-jars  same, then print the comma-separated jar list
@@ -10,13 +11,18 @@
 #
 # Versions come from spark-conf/lakehouse.env (the only place they are pinned). The jars go to
 # .spark-jars/<delta>-<iceberg>/ (LAKEHOUSE_JARS_ROOT overrides .spark-jars); a `.complete` stamp
-# listing every jar marks the folder complete, and a later run with the stamp fetches nothing.
+# listing every jar marks the folder complete, and a later run with the stamp fetches nothing. A
+# stamp that does not list the pinned JDBC driver (written before it was pinned, or for another
+# driver version) counts as incomplete: the next run fetches once more and stamps the new list.
+# Jars are renamed into place, never rewritten, so a running JVM that has one open keeps its copy.
 #
 # The machine's own Maven client resolves the artifacts and their dependencies, so whatever its
 # settings say (mirror, proxy, ~/.m2 cache) applies; Spark's `--packages` resolver (Ivy) would not
 # read them. Dependencies that Spark already ships (Scala, Hadoop, Parquet, Jackson, logging,
-# compression codecs) are excluded: the session uses Spark's own copies. When `mvn` is missing
-# and we run as root with apt-get, Maven is installed with `apt-get install -y maven`.
+# compression codecs) are excluded: the session uses Spark's own copies. The JDBC driver comes
+# alone: its pom's runtime dependencies (checker-qual annotations; waffle-jna, optional, for Windows
+# SSPI) are not needed. When `mvn` is missing and we run as root with apt-get, Maven is installed
+# with `apt-get install -y maven`.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,21 +43,35 @@ esac
 [[ -r "${pins}" ]] || die "version pins not found: ${pins}"
 # shellcheck source=../spark-conf/lakehouse.env
 source "${pins}"
-for var in DELTA_VERSION DELTA_ARTIFACT ICEBERG_VERSION ICEBERG_ARTIFACT; do
+for var in DELTA_VERSION DELTA_ARTIFACT ICEBERG_VERSION ICEBERG_ARTIFACT \
+    POSTGRES_JDBC_ARTIFACT POSTGRES_JDBC_VERSION; do
     [[ -n "${!var:-}" ]] || die "${pins} does not set ${var}"
 done
 
 dest="${LAKEHOUSE_JARS_ROOT:-${root}/.spark-jars}/${DELTA_VERSION}-${ICEBERG_VERSION}"
 stamp="${dest}/.complete"
-wanted="${DELTA_ARTIFACT}:${DELTA_VERSION} and ${ICEBERG_ARTIFACT}:${ICEBERG_VERSION}"
+# The file name Maven gives the driver's jar (artifactId-version.jar).
+jdbc_jar="${POSTGRES_JDBC_ARTIFACT#*:}-${POSTGRES_JDBC_VERSION}.jar"
+jdbc="${POSTGRES_JDBC_ARTIFACT}:${POSTGRES_JDBC_VERSION}"
+wanted="${DELTA_ARTIFACT}:${DELTA_VERSION}, ${ICEBERG_ARTIFACT}:${ICEBERG_VERSION} and ${jdbc}"
 
-# Complete = stamp present and every jar it lists present.
+# True when the stamp lists the pinned JDBC driver's jar.
+stamp_lists_jdbc() {
+    local jar
+    while IFS= read -r jar; do
+        [[ "${jar}" == "${jdbc_jar}" ]] && return 0
+    done <"${stamp}"
+    return 1
+}
+
+# Complete = stamp present, every jar it lists present, and the pinned JDBC driver among them.
 is_complete() {
     [[ -s "${stamp}" ]] || return 1
     local jar
     while IFS= read -r jar; do
         [[ -n "${jar}" && -f "${dest}/${jar}" ]] || return 1
     done <"${stamp}"
+    stamp_lists_jdbc
 }
 
 report() {
@@ -69,6 +89,9 @@ if is_complete; then
     say "up to date: ${dest} ($(wc -l <"${stamp}") jars for ${wanted}); nothing fetched"
     report
     exit 0
+fi
+if [[ -s "${stamp}" ]] && ! stamp_lists_jdbc; then
+    say "${stamp} does not list ${jdbc_jar} (pinned since it was written): fetching once more"
 fi
 
 if ! command -v mvn >/dev/null 2>&1; then
@@ -109,6 +132,9 @@ cat >"${work}/pom.xml" <<EOF
       <exclusions>${exclusions}</exclusions></dependency>
     <dependency>$(ga "${ICEBERG_ARTIFACT}")<version>${ICEBERG_VERSION}</version>
       <exclusions>${exclusions}</exclusions></dependency>
+    <dependency>$(ga "${POSTGRES_JDBC_ARTIFACT}")<version>${POSTGRES_JDBC_VERSION}</version>
+      <exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>
+    </dependency>
   </dependencies>
 </project>
 EOF
@@ -129,11 +155,15 @@ fi
 shopt -s nullglob
 fetched=("${work}"/jars/*.jar)
 [[ ${#fetched[@]} -gt 0 ]] || die "Maven succeeded but produced no jars for ${wanted}"
+[[ -f "${work}/jars/${jdbc_jar}" ]] ||
+    die "Maven succeeded but produced no ${jdbc_jar} for ${jdbc};" \
+        "it produced: $(cd "${work}/jars" && echo *.jar)"
 
 mkdir -p "${dest}"
 rm -f "${stamp}"
 for jar in "${fetched[@]}"; do
-    cp -f "${jar}" "${dest}/"
+    cp -f "${jar}" "${dest}/.${jar##*/}.tmp"
+    mv -f "${dest}/.${jar##*/}.tmp" "${dest}/${jar##*/}"
 done
 (cd "${dest}" && for jar in "${fetched[@]}"; do basename "${jar}"; done | sort) >"${stamp}.tmp"
 mv "${stamp}.tmp" "${stamp}"

@@ -42,6 +42,7 @@ import yaml
 from dbt_common.tests import enable_test_caching
 from depth import DEEP, DEPTH
 from lakehouse import lakehouse_conf
+from postgres import postgres_server  # noqa: F401  (the `postgres` fixture; sets its password env first)
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")

@@ -1,13 +1,15 @@
 """scripts/fetch_lakehouse_jars.sh and its pins (no Spark, no network: `mvn` is faked).
 
-The versions live in spark-conf/lakehouse.env only; the ADR and profiles.example.yml repeat them
-for readers, so these tests keep the three from drifting apart.
+The versions live in spark-conf/lakehouse.env only; the ADR and profiles.example.yml repeat the
+Delta and Iceberg ones for readers, so these tests keep the three from drifting apart. PostgreSQL's
+JDBC driver is pinned there too and lands in the same folder (tests/python/postgres.py reads it).
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +28,19 @@ def _pins() -> dict[str, str]:
             key, _, value = line.partition("=")
             pins[key] = value
     return pins
+
+
+def _jdbc_jar() -> str:
+    """The file name Maven gives the pinned driver's jar (artifactId-version.jar)."""
+    pins = _pins()
+    return f"{pins['POSTGRES_JDBC_ARTIFACT'].split(':', 1)[1]}-{pins['POSTGRES_JDBC_VERSION']}.jar"
+
+
+def test_pins_name_the_postgres_jdbc_driver():
+    pins = _pins()
+    assert pins["POSTGRES_JDBC_ARTIFACT"] == "org.postgresql:postgresql"
+    major, minor, *_ = (int(part) for part in pins["POSTGRES_JDBC_VERSION"].split("."))
+    assert (major, minor) >= (42, 7), pins["POSTGRES_JDBC_VERSION"]
 
 
 def test_pins_share_one_spark_line():
@@ -120,31 +135,88 @@ def _dest(tmp_path: Path) -> Path:
     return tmp_path / "jars" / f"{pins['DELTA_VERSION']}-{pins['ICEBERG_VERSION']}"
 
 
-# Writes one jar per pinned artifact into -DoutputDirectory=..., as copy-dependencies would.
+# Writes one jar per pinned artifact into -DoutputDirectory=..., as copy-dependencies would, and
+# keeps the pom it was given (-f) as $HOME/pom.xml.
 FAKE_MVN_OK = r"""
+prev=""
 for arg in "$@"; do
   case "$arg" in -DoutputDirectory=*) out="${arg#-DoutputDirectory=}" ;; esac
+  [[ "$prev" == -f ]] && cp "$arg" "$HOME/pom.xml"
+  prev="$arg"
 done
 mkdir -p "$out" && echo jar > "$out/delta.jar" && echo jar > "$out/iceberg.jar"
+echo jar > "$out/@JDBC_JAR@"
 echo called >> "$HOME/mvn-calls"
-"""
+""".replace("@JDBC_JAR@", _jdbc_jar())
 
 
 def test_fetches_once_then_skips_when_the_stamp_is_complete(tmp_path):
     bin_dir = _fake_bin(tmp_path, FAKE_MVN_OK)
     first = _run(tmp_path, bin_dir, "--print-jars")
     assert first.returncode == 0, first.stderr
-    dest = _dest(tmp_path)
-    assert first.stdout.strip() == f"{dest}/delta.jar,{dest}/iceberg.jar"
-    assert (dest / ".complete").read_text().split() == ["delta.jar", "iceberg.jar"]
+    dest, jdbc = _dest(tmp_path), _jdbc_jar()
+    assert first.stdout.strip() == f"{dest}/delta.jar,{dest}/iceberg.jar,{dest}/{jdbc}"
+    assert (dest / ".complete").read_text().split() == ["delta.jar", "iceberg.jar", jdbc]
 
     second = _run(tmp_path, bin_dir, "--print-dir")
     assert second.returncode == 0, second.stderr
     assert "nothing fetched" in second.stderr
     assert second.stdout.strip() == str(dest)
     third = _run(tmp_path, bin_dir, "--print-classpath")
-    assert third.stdout.strip() == f"{dest}/delta.jar:{dest}/iceberg.jar"
+    assert third.stdout.strip() == f"{dest}/delta.jar:{dest}/iceberg.jar:{dest}/{jdbc}"
     assert (tmp_path / "mvn-calls").read_text().count("called") == 1
+    assert not list(dest.glob(".*.tmp")), "a jar's temporary copy was left behind"
+
+
+def test_pom_asks_for_the_pinned_driver_without_dependencies(tmp_path):
+    pins = _pins()
+    bin_dir = _fake_bin(tmp_path, FAKE_MVN_OK)
+    assert _run(tmp_path, bin_dir).returncode == 0
+    ns = {"m": "http://maven.apache.org/POM/4.0.0"}
+
+    def coordinates(element: ET.Element) -> str:
+        return ":".join(
+            element.findtext(f"m:{tag}", namespaces=ns) for tag in ("groupId", "artifactId")
+        )
+
+    pom = ET.parse(tmp_path / "pom.xml").getroot()
+    driver = [
+        dep
+        for dep in pom.iterfind("m:dependencies/m:dependency", ns)
+        if coordinates(dep) == pins["POSTGRES_JDBC_ARTIFACT"]
+    ]
+    assert len(driver) == 1, ET.tostring(pom, encoding="unicode")
+    assert driver[0].findtext("m:version", namespaces=ns) == pins["POSTGRES_JDBC_VERSION"]
+    exclusions = [coordinates(ex) for ex in driver[0].iterfind("m:exclusions/m:exclusion", ns)]
+    assert exclusions == ["*:*"]
+
+
+def test_a_stamp_without_the_driver_fetches_once_more(tmp_path):
+    """A folder stamped before the driver was pinned: fetched once, then up to date."""
+    dest = _dest(tmp_path)
+    dest.mkdir(parents=True)
+    for jar in ("delta.jar", "iceberg.jar"):
+        (dest / jar).write_text("old")
+    (dest / ".complete").write_text("delta.jar\niceberg.jar\n")
+    bin_dir = _fake_bin(tmp_path, FAKE_MVN_OK)
+
+    first = _run(tmp_path, bin_dir, "--print-jars")
+    assert first.returncode == 0, first.stderr
+    assert f"does not list {_jdbc_jar()}" in first.stderr
+    assert first.stdout.strip().split(",")[-1] == f"{dest}/{_jdbc_jar()}"
+    assert (dest / ".complete").read_text().split() == ["delta.jar", "iceberg.jar", _jdbc_jar()]
+    second = _run(tmp_path, bin_dir)
+    assert "nothing fetched" in second.stderr, second.stderr
+    assert (tmp_path / "mvn-calls").read_text().count("called") == 1
+
+
+def test_maven_without_the_driver_jar_fails(tmp_path):
+    bin_dir = _fake_bin(tmp_path, FAKE_MVN_OK.replace(f'echo jar > "$out/{_jdbc_jar()}"', ""))
+    result = _run(tmp_path, bin_dir)
+    assert result.returncode != 0
+    assert f"produced no {_jdbc_jar()}" in result.stderr
+    assert "delta.jar iceberg.jar" in result.stderr
+    assert not (_dest(tmp_path) / ".complete").exists()
 
 
 def test_refetches_when_a_stamped_jar_is_missing(tmp_path):
@@ -165,6 +237,7 @@ def test_maven_failure_says_what_is_missing(tmp_path):
     assert "Maven could not fetch" in result.stderr
     assert f"{pins['DELTA_ARTIFACT']}:{pins['DELTA_VERSION']}" in result.stderr
     assert f"{pins['ICEBERG_ARTIFACT']}:{pins['ICEBERG_VERSION']}" in result.stderr
+    assert f"{pins['POSTGRES_JDBC_ARTIFACT']}:{pins['POSTGRES_JDBC_VERSION']}" in result.stderr
     assert f"Missing: {_dest(tmp_path)}" in result.stderr
     assert not (_dest(tmp_path) / ".complete").exists()
 
