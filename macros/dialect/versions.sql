@@ -21,7 +21,7 @@
      column need not describe the table again)}.
     Metadata only: DESCRIBE TABLE EXTENDED, then the log (Delta) or a metadata table (Iceberg).
   -#}
-  {% set ns = namespace(detail=false, provider=none, type=none, in_columns=true) %}
+  {% set ns = namespace(detail=false, provider=none, type=none, in_columns=true, table=none) %}
   {% set columns = [] %}
   {% for row in run_query('describe table extended ' ~ relation).rows %}
     {% set name = (row[0] or '') | trim %}
@@ -37,9 +37,14 @@
       {% set ns.provider = (row[1] or '') | trim | lower %}
     {% elif ns.detail and name == 'Type' %}
       {% set ns.type = (row[1] or '') | trim | lower %}
+    {% elif ns.detail and name == 'Storage Properties' %}
+      {#- A JDBC table's `dbtable` (its url and password are redacted, and not read). -#}
+      {% set m = modules.re.search('[\\[ ]dbtable=(.*?)(, [A-Za-z]+=|\\]$)', (row[1] or '') | trim) %}
+      {% set ns.table = m.group(1) if m else none %}
     {% endif %}
   {% endfor %}
   {% if ns.type == 'view' %}{{ return({'format': 'view', 'version': none, 'columns': columns}) }}{% endif %}
+  {% if ns.provider == 'jdbc' %}{{ return({'format': 'jdbc', 'version': none, 'columns': columns, 'table': ns.table}) }}{% endif %}
   {% set version = none %}
   {% if ns.provider == 'delta' %}
     {% set version = run_query('describe history ' ~ relation ~ ' limit 1').rows[0][0] | int %}

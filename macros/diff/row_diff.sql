@@ -57,12 +57,14 @@
     {{ table_diff._fail('row_diff', 'block_split', block_split, "every leaf selected, as block_split selects them after a quick check (" ~ spec['ranges'] ~ " holds no leaf bounds)",
         "Rebuild the pair from its ranges: dbt build --select " ~ spec['ranges'].split('.')[-1] ~ "+") }}
   {% endif %}
-  {% set key_filter = table_diff._selected_key_ranges(spec, ranges, leaves_query) if selected_leaves < leaf_count else none %}
+  {#- A database side: the leaves are tested in its database, which sends their rows (ADR 0047). -#}
+  {% set database = spec.get('databases') or none %}
+  {% set key_filter = table_diff._selected_key_ranges(spec, ranges, leaves_query) if selected_leaves < leaf_count and not database else none %}
   {#- Most leaves selected, every differing unit among them, no key range to push and no changes
       track: every row is fetched, as when every leaf is selected (ADR 0030). The rows of the
       leaves left out have equal signatures, so they join equal and emit nothing, and the leaf
       lookup they skip costs about a read of the table. -#}
-  {% if selected_leaves < leaf_count and key_filter is none and file_hashes is none and (sel[4] | int) == 0
+  {% if selected_leaves < leaf_count and key_filter is none and file_hashes is none and (sel[4] | int) == 0 and not database
         and selected_leaves >= leaf_count * table_diff._whole_fetch_leaf_share() %}
     {% do log("table_diff.row_diff: " ~ spec['source'] ~ " vs " ~ spec['target'] ~ ": " ~ selected_leaves ~ " of "
         ~ leaf_count ~ " leaves selected: fetching every row, without looking up its leaf", info=false) %}
@@ -78,12 +80,17 @@
       leaves, instead of by their leaf (a join and a comparison of the whole key, about one more
       read of the table): the cells' rows of other leaves join equal and emit nothing. Not with a
       changes track, whose fetch reads only some files and needs the leaves exact (ADR 0030). -#}
-  {% set grid = plan if plan['kind'] == 'grid' and keys_view is none and files is none else none %}
+  {% set grid = plan if plan['kind'] == 'grid' and keys_view is none and files is none and not database else none %}
   {% if grid %}
     {% set plan = {'kind': 'none', 'leaf_count': leaf_count} %}
   {% endif %}
+  {% set database_leaves = none %}
+  {% if database %}
+    {% set ids = run_query("select coalesce(array_join(collect_list(cast(leaf_id as string)), ','), '') from (" ~ leaves_query ~ ") as l").rows[0][0] %}
+    {% set database_leaves = (ids.split(',') | map('int') | list) if selected_leaves < leaf_count else [] %}
+  {% endif %}
   with
-  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan, files=files) }},
+  {{ table_diff._block_hashes_ctes(spec, source, target, ranges, plan, files=files, database_leaves=database_leaves) }},
   td_leaves as ({{ leaves_query }}),
   {%- if grid %}
   td_cells as ({{ table_diff._selected_cells_sql(ranges, grid) }}),

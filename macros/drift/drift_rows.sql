@@ -87,7 +87,8 @@
       {% do table_diff._note_drift_history(spec, 'completed', whole['source'][0], whole['target'][0], none, 0, none) %}
       {{ return(table_diff._row_diff_select(spec, none)) }}
     {% endif %}
-    {% set whole_rows = [whole['source'][0], whole['target'][0]] %}
+    {#- A database side sends only the rows of differing leaves: the leaf pass follows (ADR 0047). -#}
+    {% set whole_rows = [whole['source'][0], whole['target'][0]] if not spec.get('databases') else none %}
   {% endif %}
   {% set found = table_diff._drift_rows_compare(spec, source, target, names, label, whole_rows) %}
   {% if found['rows_sql'] is none %}
@@ -181,9 +182,11 @@
     ),
     {%- endif -%}
   {% endset %}
+  {#- A database reads the bounds as literals, from the ranges' query (ADR 0047). -#}
+  {% set database_ranges = ('(' ~ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) ~ ') as td_ranges') if spec.get('databases') else none %}
   {% set signatures_sql %}
     with {{ ranges_cte }}
-    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_plan) }},
+    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_plan, database_leaves=none, database_ranges=database_ranges) }},
     td_cmp as (
       select
         coalesce(s.leaf_id, t.leaf_id) as leaf_id,
@@ -224,9 +227,10 @@
   {#- Dense drift (var table_diff_dense_leaf_share): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
   {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges_from, leaf_plan,
       leaves_query, sig[2] | int) %}
+  {% set database_leaves = (sig[3].split(',') | map('int') | list if (sig[2] | int) < leaf_count else []) if spec.get('databases') else none %}
   {% set rows_sql %}
     with {{ ranges_cte }}
-    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_plan) }},
+    {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_plan, database_leaves=database_leaves, database_ranges=database_ranges) }},
     td_leaves as ({{ leaves_query }}),
     {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(sig[2] | int, leaf_count), keys_view) }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}

@@ -13,8 +13,13 @@
   {% set ests = table_diff._estimate_sides(relations, spec, count_unknown) %}
   {% set sized = [] %}
   {% for e in ests %}{% do sized.append(e if e is number else none) %}{% endfor %}
-  {% set ns = namespace(best=0) %}
-  {% for e in sized %}{% if (e or 0) > (sized[ns.best] or 0) %}{% set ns.best = loop.index0 %}{% endif %}{% endfor %}
+  {#- A database side is never sampled (its keys would cross): the larger side Spark reads is (ADR 0047). -#}
+  {% set dbs = spec.get('databases') or {} %}
+  {% set ns = namespace(best=none) %}
+  {% for i in range(sized | length) if relations[i][0] not in dbs %}
+    {% if ns.best is none or (sized[i] or 0) > (sized[ns.best] or 0) %}{% set ns.best = i %}{% endif %}
+  {% endfor %}
+  {% set ns.best = ns.best or 0 %}
   {{ return({'larger': relations[ns.best][1], 'larger_side': relations[ns.best][0], 'estimates': ests,
              'counted': relations[0][0] if (not count_unknown and 'unknown' in ests and sized | select('number') | list | length == 0) else none,
              'layout': table_diff._plan_layout(spec, (sized | map('default', 1, true) | list + [1]) | max)}) }}
@@ -30,7 +35,13 @@
   -#}
   {% set ests, rels = [], [] %}
   {% for side, relation in relations %}
+    {% set db = (spec.get('databases') or {}).get(side) %}
+    {% if db %}
+      {#- A database side: its planner's estimate (-1: never analysed, taken from the other side). -#}
+      {% do ests.append(db['rows'] if db['rows'] >= 0 else 'unknown') %}
+    {% else %}
     {% do ests.append(table_diff.estimated_rows(relation, spec, table_diff._side_from(spec, side, relation))) %}
+    {% endif %}
     {% do rels.append(relation) %}
   {% endfor %}
   {% set known = ests | reject('equalto', 'unknown') | reject('none') | list %}
@@ -42,7 +53,8 @@
     {% do log("table_diff: " ~ rels | join(', ') ~ ": no size statistics (a partitioned table or a view over one):"
         ~ " counting the rows of " ~ rels[0] ~ " to plan the blocks. `ANALYZE TABLE ... COMPUTE STATISTICS`"
         ~ " on the table skips this count.", info=true) %}
-    {% set fill = [run_query("select count(*) from " ~ table_diff._side_from(spec, relations[0][0], relations[0][1])).rows[0][0] | int, 1] | max %}
+    {% set counted = (relations | rejectattr(0, 'in', (spec.get('databases') or {}).keys() | list) | list + relations)[0] %}
+    {% set fill = [run_query("select count(*) from " ~ table_diff._side_from(spec, counted[0], counted[1])).rows[0][0] | int, 1] | max %}
   {% endif %}
   {% set out = [] %}
   {% for e in ests %}{% do out.append(fill if e == 'unknown' else e) %}{% endfor %}

@@ -68,6 +68,10 @@
   {% set specs = [] %}
   {% for name, relation in replicas %}
     {% do specs.append(table_diff._resolve_spec(macro_name, source, relation, opts, source_arg, target_arg ~ ' (replica ' ~ name ~ ')')) %}
+    {% if specs[-1].get('databases') %}
+      {{ table_diff._fail(macro_name, target_arg, relation, "replicas Spark reads (tables or views), not a database table",
+          "A database side is compared as a pair of its own (ADR 0047): list " ~ relation ~ " in its own key_ranges.") }}
+    {% endif %}
   {% endfor %}
   {% set first_spec = specs[0] %}
   {% for spec in specs[1:] %}

@@ -292,7 +292,10 @@
   -#}
   {% set tv = table_diff.table_version(relation) %}
   {% if as_of is none %}
-    {{ return({'format': tv['format'], 'version': tv['version'], 'timestamp': none, 'explicit': false}) }}
+    {% set p = {'format': tv['format'], 'version': tv['version'], 'timestamp': none, 'explicit': false} %}
+    {#- A JDBC table: the database's table it reads (a database side, ADR 0047). -#}
+    {% if tv.get('table') %}{% do p.update({'table': tv['table']}) %}{% endif %}
+    {{ return(p) }}
   {% endif %}
   {% set as_of_arg = arg ~ '_as_of' %}
   {% if tv['format'] not in ['delta', 'iceberg'] %}

@@ -111,7 +111,8 @@
     would silently recompute the narrow pass once per side.
   -#}
   {% set leaf_count = plan['leaf_count'] %}
-  {% if selected_leaves < leaf_count * table_diff._dense_leaf_share() %}
+  {#- A database side sends the rows of the selected leaves only, at any share (ADR 0047). -#}
+  {% if selected_leaves < leaf_count * table_diff._dense_leaf_share() or spec.get('databases') %}
     {{ return(none) }}
   {% endif %}
   {%- set filtered = table_diff._leaf_filter_cte(selected_leaves, leaf_count) is not none -%}
@@ -133,7 +134,7 @@
           {%- for p in parts %}
           {{ p['expr'] }} as {{ p['name'] }},
           {%- endfor %}
-          {{ table_diff.row_fingerprint(table_diff._fingerprint_inputs(spec, side), 'a') }} as __td_h1
+          {{ table_diff._row_hashes(spec, side)[0] }} as __td_h1
         from (
           select *, {{ table_diff._key_expr(spec, side) }} as __td_k
           from {{ table_diff._side_from(spec, side, relation) }}

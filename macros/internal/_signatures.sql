@@ -8,6 +8,11 @@
       target: a replica set's source and replicas (ADR 0028). -#}
   {%- for side, relation in sides or [('source', source), ('target', target)] %}
     {{ 'union all' if not loop.first }}
+    {% if side in (spec.get('databases') or {}) %}
+    {#- A database side: the database computes the same row (ADR 0047). #}
+    select '{{ side }}' as side, cast(null as int) as leaf_id, n_rows, n_keys, n_null_key_rows, h1_hi, h1_lo, h2_hi, h2_lo
+    from {{ table_diff._database_view(table_diff._database_connection_of(spec, side), table_diff.database_signature_sql(spec['databases'][side], [], false, false)) }}
+    {%- else %}
     select
       '{{ side }}' as side,
       cast(null as int) as leaf_id,
@@ -17,24 +22,26 @@
       {{ table_diff._hash_sums(empty_as_zero=true) }}
     from (
       {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
+      {%- set h = table_diff._row_hashes(spec, side) %}
       select
         {{ table_diff._null_key_expr(spec) }} as __td_null_key,
-        {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
-        {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+        {{ h[0] }} as __td_h1,
+        {{ h[1] }} as __td_h2
       from {{ table_diff._side_from(spec, side, relation) }}
       {{ table_diff._where(spec) }}
     ) as r
+    {%- endif %}
   {%- endfor %}
 {%- endmacro %}
 
 
-{% macro _block_hashes_ctes(spec, source, target, ranges, plan, files=none) %}
+{% macro _block_hashes_ctes(spec, source, target, ranges, plan, files=none, database_leaves=none, database_ranges=none) %}
   {#- A pair's block CTEs: `_side_blocks_ctes` of its source and target. -#}
-  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, files)) }}
+  {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, files, database_leaves, database_ranges)) }}
 {% endmacro %}
 
 
-{% macro _side_blocks_ctes(spec, relations, ranges, plan, files=none) %}
+{% macro _side_blocks_ctes(spec, relations, ranges, plan, files=none, database_leaves=none, database_ranges=none) %}
   {#- CTEs `td_bounds`, `<side>_leafed` (rows with their leaf), `<side>_blocks` (per-leaf signatures)
       for each [side, relation] of `relations`: two for a pair, three for a merge (ADR 0014), all on
       one leaf layout. `plan`: how rows find their leaf (`_leaf_plan`).
@@ -43,16 +50,21 @@
       0022), 'from': optional, a FROM item read instead of the side (an Iceberg changelog, ADR
       0029), 'sign': optional, an expression +1 / -1 per row of it (a row deleted counts
       negatively: signatures are sums)}}: signatures per leaf and data file, of the files it
-      selects. -#}
+      selects. A database side's CTEs read what its database computed (`_database_blocks_ctes`,
+      ADR 0047); `database_leaves`: the leaves whose rows it sends (none: no row is read);
+      `database_ranges`: the ranges as a FROM item a query can read, when `ranges` is a CTE. -#}
   {{ table_diff._bounds_ctes(spec, ranges, plan) }},
   {% for side, relation in relations %}
+  {%- if side in (spec.get('databases') or {}) %}
+  {{ table_diff._database_blocks_ctes(spec, side, database_ranges or ranges, database_leaves) }}{{ ',' if not loop.last }}
+  {%- else %}
   {{ side }}_leafed as (
     select {{ table_diff._leaf_hint(plan) }}
       r.*,
       {{ table_diff.leaf_expr(spec, '__td_k', plan) }} as __td_leaf,
-      {%- set inputs = table_diff._fingerprint_inputs(spec, side) %}
-      {{ table_diff.row_fingerprint(inputs, 'a') }} as __td_h1,
-      {{ table_diff.row_fingerprint(inputs, 'b') }} as __td_h2
+      {%- set h = table_diff._row_hashes(spec, side) %}
+      {{ h[0] }} as __td_h1,
+      {{ h[1] }} as __td_h2
     from (
       select *, {{ table_diff._key_expr(spec, side) }} as __td_k
       {%- if files %}
@@ -89,6 +101,7 @@
     from {{ side }}_leafed
     group by __td_leaf{{ ', __td_file, __td_file_size, __td_file_modified, __td_file_partition' if files }}
   ){{ ',' if not loop.last }}
+  {%- endif %}
   {% endfor %}
 {% endmacro %}
 

@@ -11,7 +11,7 @@
 
 {% macro _hash_spec_version() %}{{ return(1) }}{% endmacro %}
 
-{% macro _spec_version() %}{{ return(7) }}{% endmacro %}
+{% macro _spec_version() %}{{ return(8) }}{% endmacro %}
 
 {% macro _package_version() %}{{ return('0.2.0') }}{% endmacro %}
 
@@ -208,8 +208,10 @@
       'pins': resolved['pins'],
       'column_map': opts.get('column_map') or {},
       'projections': resolved['projections'],
-      'replicas': none, 'replica': none,
+      'replicas': none, 'replica': none, 'databases': {},
   } %}
+  {% do spec.update({'databases': table_diff._database_sides(macro_name, spec, {'source': source, 'target': target},
+      {'source': source_arg, 'target': target_arg})}) %}
   {% for side in ['source', 'target'] %}
     {% set p = resolved['pins'][side] %}
     {% if p['version'] is not none or p['timestamp'] is not none %}

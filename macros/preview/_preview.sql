@@ -39,8 +39,8 @@
           ('key sample', [planned['larger_side']] if spec['strategy'] == 'range' and not (quick and sample_skipped) else []),
           ('whole-table signature', ['source', 'target'] if quick else []),
           ('leaf signatures', ['source', 'target'] if not quick else []),
-          ('narrow key/hash pass', ['source', 'target'] if (case == 'drifted_dense' and not quick)
-              or (drifted and quick and report['dense_leaves'] <= planned['leaf_count']) else []),
+          ('narrow key/hash pass', ['source', 'target'] if ((case == 'drifted_dense' and not quick)
+              or (drifted and quick and report['dense_leaves'] <= planned['leaf_count'])) and not spec.get('databases') else []),
           ('row fetch', ['source', 'target'] if drifted else []),
           ('change check', ['source', 'target'] | select('in', table_diff._preview_checked_sides(report)) | list if drifted else []),
       ] %}
@@ -175,6 +175,10 @@
     {% if s['pinned'] %}{% do parts.append('read ' ~ s['pinned']) %}{% endif %}
     {% do parts.append('key distinct values ' ~ (s['key_distinct'] if s['key_distinct'] is not none else 'unknown (no column statistics)')) %}
     {% do lines.append("  " ~ "%-7s" | format(side) ~ s['relation'] ~ " (" ~ (s['format'] or 'relation') ~ "): " ~ parts | join('; ')) %}
+    {% if s.get('database') %}
+      {% do lines.append("          a table of its database (" ~ s['database'] ~ ", about " ~ s['rows_estimate'] ~ " rows by " ~ s['estimate_from']
+          ~ "): every pass over it runs in the database; only a row per leaf, and the rows of mismatched leaves, cross") %}
+    {% endif %}
   {% endfor %}
   {% set l = report['layout'] %}
   {% do lines.append("  layout  strategy " ~ report['strategy'] ~ ": " ~ l['block_count'] ~ " blocks, " ~ l['depth'] ~ " split levels, "

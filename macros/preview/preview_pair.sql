@@ -56,7 +56,9 @@
         'rows_statistics': st['stats_rows'], 'bytes_statistics': st['stats_bytes'],
         'bytes_plan': (st['plan_bytes'] | int) if st['plan_bytes'] is not none else none, 'rows_plan': st['plan_rows'],
         'rows_estimate': est if est is number else none,
-        'estimate_from': table_diff._preview_estimate_source(st, est),
+        'estimate_from': ("its database's planner statistics (no scan; ADR 0047)" if side in spec['databases'] and est is number
+            else table_diff._preview_estimate_source(st, est)),
+        'database': spec['databases'][side]['table'] if side in spec['databases'] else none,
         'partition_columns': st['partition_columns'], 'column_stats': st['column_stats'],
         'change_check': not pinned and table_diff.file_modified_at(rel) is not none,
         'pruning': table_diff.filter_pruning(rel, spec['table_filter'], st['partition_columns'], from_item) if spec['table_filter'] else none,

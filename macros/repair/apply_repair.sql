@@ -69,6 +69,11 @@
         "The diff read a past version (" ~ w_side ~ "_as_of); a repair writes the table as it is now. Drop the option and rebuild the pair.") }}
   {% endif %}
   {% set now = table_diff.table_version(w) %}
+  {% if now['format'] == 'jdbc' %}
+    {{ table_diff._fail(m, 'pair', pair, "a pair whose " ~ w_side ~ " Spark can write (Delta, Iceberg, parquet)",
+        w ~ " is a database table (ADR 0047): table_diff never writes a database. The repair's actions are rows of "
+        ~ rel['repair'] ~ " (keys, values, action): apply them in the database.") }}
+  {% endif %}
   {% do table_diff._require_unchanged_since_diff(m, pair, w_side, w, pin, now, spec,
       s.rows[0][1 if w_side == 'source' else 2] | int, rel['block_hashes']) %}
   {% set w_cols = table_diff.query_columns('select * from ' ~ w) %}

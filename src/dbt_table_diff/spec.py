@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-SPEC_VERSION = 7
+SPEC_VERSION = 8
 HASH_SPEC_VERSION = 1
 
 
@@ -123,13 +123,14 @@ class Pin:
     ``*_as_of`` option) is set when the side is read ``AS OF`` it; both are None for a side with no
     versions (plain files, a view), which the summary checks for writes during the run instead.
     ``explicit``: the pair asked for this version (``source_as_of`` / ``target_as_of``) rather
-    than the side's current one.
+    than the side's current one. ``table``: a JDBC table's ``dbtable`` (a database side, ADR 0047).
     """
 
     format: str | None
     version: int | None
     timestamp: str | None
     explicit: bool
+    table: str | None = None
 
     @property
     def pinned(self) -> bool:
@@ -183,6 +184,9 @@ class Spec:
     # of cutting a new sample (spec v7, ADR 0046); null / false without sampled bounds.
     leaves_of: Mapping[str, Any] | None = None
     leaves_kept: bool = False
+    # The sides that are tables of a database (spec v8, ADR 0047): {side: its connection's name,
+    # dialect, table, row estimate, and the kind each key and compared column is compared as}.
+    databases: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -197,7 +201,11 @@ class Spec:
             {**asdict(c), "normalize": dict(c.normalize), "tolerance": dict(c.tolerance)}
             for c in self.columns
         ]
-        out["pins"] = {side: asdict(pin) for side, pin in self.pins.items()}
+        # A pin's `table` is written only for a JDBC table, as the macros write it.
+        out["pins"] = {
+            side: {k: v for k, v in asdict(pin).items() if k != "table" or v is not None}
+            for side, pin in self.pins.items()
+        }
         out["strategy"] = self.strategy.value
         out["quick_check"] = {QuickCheck.TRUE: True, QuickCheck.FALSE: False}.get(
             self.quick_check, self.quick_check.value
@@ -296,6 +304,8 @@ def load_spec(
             version=_optional(item, "version", int, at),
             timestamp=_optional(item, "timestamp", str, at),
             explicit=_required(item, "explicit", bool, at),
+            # Only a JDBC table's pin has it (absent elsewhere).
+            table=_optional(item, "table", str, at) if "table" in item else None,
         )
     if set(pins) != {"source", "target"}:
         sides = sorted(pins)
@@ -350,6 +360,7 @@ def load_spec(
         quick_check_decided=_required(data, "quick_check_decided", bool, where),
         leaves_of=_optional(data, "leaves_of", Mapping, where),
         leaves_kept=_required(data, "leaves_kept", bool, where),
+        databases=dict(_required(data, "databases", Mapping, where)),
     )
 
 

@@ -324,6 +324,7 @@ def example() -> dict:
         "quick_check_decided": False,
         "leaves_of": None,
         "leaves_kept": False,
+        "databases": {},
     }
 
 
