@@ -103,7 +103,12 @@
         {% set pg = catalog.get(stored | lower) %}
         {% set item = table_diff._portable_kind(macro_name, c, pg, relation, spec[('source' if side == 'target' else 'target')]) %}
         {% do item.update({'name': c['name'], 'stored': pg['name']}) %}
-        {% if group == 'columns' %}{% do table_diff._database_rules(macro_name, c, item, relation) %}{% endif %}
+        {% if group == 'columns' %}
+          {% do table_diff._database_rules(macro_name, c, item, relation) %}
+          {#- A uuid is one value in any case: its database text is lower case, the other side's
+              string is compared lowered, in the fingerprint and in the row diff alike. -#}
+          {% if item['kind'] == 'uuid' %}{% do c.update({'normalize': dict(c.get('normalize') or {}, lower=true)}) %}{% endif %}
+        {% endif %}
         {% do items[group].append(item) %}
       {% endfor %}
     {% endfor %}
@@ -178,7 +183,7 @@
   {#- A compared column's normalisation rules on a database side: round and trim mean the same on
       both engines; lower, truncate and tolerances do not yet (case folding and time zones differ). -#}
   {% set rules = col.get('normalize') or {} %}
-  {% for r in rules if r not in ['round', 'trim'] %}
+  {% for r in rules if r not in ['round', 'trim'] and not (r == 'lower' and item['kind'] == 'uuid') %}
     {{ table_diff._fail(macro_name, 'normalize', col['name'] ~ ': ' ~ r, "round or trim on a pair with a database side (" ~ relation ~ ")",
         "Apply it in a view on each side, or leave it out (ADR 0047).") }}
   {% endfor %}
