@@ -41,3 +41,15 @@
   {% do table_diff._database_dialect(db['dialect'], 'database_rows_sql') %}
   {{ return(table_diff._postgres_rows_sql(db, bounds, leaves)) }}
 {% endmacro %}
+
+
+{% macro database_value_literal(dialect, kind, value_sql) %}
+  {% do table_diff._database_dialect(dialect, 'database_value_literal') %}
+  {{ return(table_diff._postgres_value_literal(kind, value_sql)) }}
+{% endmacro %}
+
+
+{% macro database_ident(dialect, name) %}
+  {% do table_diff._database_dialect(dialect, 'database_ident') %}
+  {{ return(table_diff._postgres_ident(name)) }}
+{% endmacro %}

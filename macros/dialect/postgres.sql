@@ -185,3 +185,23 @@
   where __td_leaf = any(array[{{ leaves | join(',') }}]::int[])
   {%- endif %}
 {%- endmacro %}
+
+
+{% macro _postgres_value_literal(kind, e) %}
+  {#- Spark SQL writing the value `e` as a PostgreSQL literal of the column's own type (NULL as
+      NULL): a repair script's values. Strings with quotes doubled (standard_conforming_strings),
+      dates and timestamps exact from the epoch. Spark strings in double quotes: a doubled single
+      quote is two adjacent literals to Spark. -#}
+  {%- set q = '"' -%}
+  {%- if kind in ['integer', 'decimal'] -%}{%- set v = 'cast(' ~ e ~ ' as string)' -%}
+  {%- elif kind == 'boolean' -%}{%- set v = "case when " ~ e ~ " then 'true' when not " ~ e ~ " then 'false' end" -%}
+  {%- elif kind == 'date' -%}{%- set v = "concat(" ~ q ~ "date '1970-01-01' + " ~ q ~ ", cast(unix_date(" ~ e ~ ") as string))" -%}
+  {%- elif kind == 'timestamp' -%}
+    {%- set v = "concat(" ~ q ~ "timestamptz 'epoch' + " ~ q ~ ", cast(unix_micros(" ~ e ~ ") as string), " ~ q ~ " * interval '1 microsecond'" ~ q ~ ")" -%}
+  {%- elif kind == 'timestamp_ntz' -%}
+    {%- set v = "concat(" ~ q ~ "timestamp 'epoch' + " ~ q ~ ", cast(timestampdiff(MICROSECOND, timestamp_ntz'1970-01-01 00:00:00', " ~ e
+        ~ ") as string), " ~ q ~ " * interval '1 microsecond'" ~ q ~ ")" -%}
+  {%- else -%}{%- set v = "concat(" ~ q ~ "'" ~ q ~ ", replace(" ~ e ~ ", " ~ q ~ "'" ~ q ~ ", " ~ q ~ "''" ~ q ~ "), " ~ q ~ "'" ~ q ~ ")" -%}
+  {%- endif -%}
+  {{ return("coalesce(" ~ v ~ ", 'NULL')") }}
+{% endmacro %}

@@ -68,12 +68,15 @@
     {{ table_diff._fail(m, 'pair', pair, "a pair that read its " ~ w_side ~ " " ~ w ~ " at its current version",
         "The diff read a past version (" ~ w_side ~ "_as_of); a repair writes the table as it is now. Drop the option and rebuild the pair.") }}
   {% endif %}
-  {% set now = table_diff.table_version(w) %}
-  {% if now['format'] == 'jdbc' %}
-    {{ table_diff._fail(m, 'pair', pair, "a pair whose " ~ w_side ~ " Spark can write (Delta, Iceberg, parquet)",
-        w ~ " is a database table (ADR 0047): table_diff never writes a database. The repair's actions are rows of "
-        ~ rel['repair'] ~ " (keys, values, action): apply them in the database.") }}
+  {% if w_side in (spec.get('databases') or {}) %}
+    {#- A database side (ADR 0047): table_diff never writes a database; the script a DBA runs. -#}
+    {% do log("table_diff.apply_repair: " ~ pair ~ ": " ~ n['insert'] ~ " inserts, " ~ n['delete'] ~ " deletes, " ~ n['update']
+        ~ " updates into " ~ w ~ ", a table of its database: nothing written. Review and run this script in the database,"
+        ~ " then rebuild the pair to confirm (dbt build --select " ~ pair ~ "__ranges+):\n"
+        ~ table_diff._repair_database_script(spec, w_side, rel['repair']), info=true) %}
+    {{ return(none) }}
   {% endif %}
+  {% set now = table_diff.table_version(w) %}
   {% do table_diff._require_unchanged_since_diff(m, pair, w_side, w, pin, now, spec,
       s.rows[0][1 if w_side == 'source' else 2] | int, rel['block_hashes']) %}
   {% set w_cols = table_diff.query_columns('select * from ' ~ w) %}
@@ -204,4 +207,51 @@
   select {{ names | join(', ') }} from {{ repair }} where repair_action = 'insert';
   insert overwrite table {{ w }} select {{ names | join(', ') }} from {{ staging }};
   drop table {{ staging }}
+{% endmacro %}
+
+
+{% macro _repair_database_script(spec, w_side, repair) %}
+  {#- The repair as SQL its database runs, one statement a row of `repair`, in a transaction:
+      deletes, then updates (only the changed columns), then inserts (a duplicate key: its delete,
+      then one insert per row). Values are the database's literals (`database_value_literal`). -#}
+  {% set db = spec['databases'][w_side] %}
+  {% set d = db['dialect'] %}
+  {% set kinds = {} %}
+  {% for i in db['key'] + db['columns'] %}{% do kinds.update({i['stored'] | lower: i['kind']}) %}{% endfor %}
+  {% set family_kind = {'integral': 'integer', 'decimal': 'decimal', 'string': 'text', 'boolean': 'boolean',
+                        'date': 'date', 'timestamp': 'timestamp', 'timestamp_ntz': 'timestamp_ntz'} %}
+  {% set cols = [] %}
+  {% for c in adapter.get_columns_in_relation(repair) if c.name | lower not in ['repair_action', 'changed_columns', 'run_id', 'repair_direction'] %}
+    {% set kind = kinds.get(c.name | lower) or family_kind.get(table_diff._type_family(c.dtype)) %}
+    {% if kind is none %}
+      {{ table_diff._fail('apply_repair', 'repair', repair, "columns a script can write (" ~ family_kind.values() | join(', ') ~ ")",
+          "Column " ~ c.name ~ " is " ~ c.dtype ~ ": leave it out of the pair's target (a view in the database) or repair it by hand.") }}
+    {% endif %}
+    {% do cols.append({'name': c.name, 'ident': table_diff.database_ident(d, c.name),
+        'lit': table_diff.database_value_literal(d, kind, table_diff.quote_identifier(c.name))}) %}
+  {% endfor %}
+  {% set keys = [] %}
+  {% for k in db['key'] %}
+    {% set ref = table_diff.quote_identifier(k['name']) %}
+    {% set ident = table_diff.database_ident(d, k['stored']) %}
+    {% do keys.append("if(" ~ ref ~ " is null, " ~ table_diff._sql_string(ident ~ ' is null') ~ ", concat("
+        ~ table_diff._sql_string(ident ~ ' = ') ~ ", " ~ table_diff.database_value_literal(d, k['kind'], ref) ~ "))") %}
+  {% endfor %}
+  {% set where = "concat(' where ', concat_ws(' and ', " ~ keys | join(', ') ~ "), ';')" %}
+  {% set sets = [] %}
+  {% for c in cols %}
+    {% do sets.append("if(array_contains(changed_columns, " ~ table_diff._sql_string(c['name']) ~ "), concat("
+        ~ table_diff._sql_string(c['ident'] ~ ' = ') ~ ", " ~ c['lit'] ~ "), null)") %}
+  {% endfor %}
+  {% set insert = 'insert into ' ~ db['table'] ~ ' (' ~ cols | map(attribute='ident') | join(', ') ~ ') values (' %}
+  {% set statements = run_query("select case repair_action"
+      ~ " when 'delete' then concat(" ~ table_diff._sql_string('delete from ' ~ db['table']) ~ ", " ~ where ~ ")"
+      ~ " when 'update' then concat(" ~ table_diff._sql_string('update ' ~ db['table'] ~ ' set ') ~ ", array_join(array("
+      ~ sets | join(', ') ~ "), ', '), " ~ where ~ ")"
+      ~ " else concat(" ~ table_diff._sql_string(insert) ~ ", concat_ws(', ', " ~ cols | map(attribute='lit') | join(', ') ~ "), ');') end"
+      ~ " from " ~ repair ~ " order by case repair_action when 'delete' then 0 when 'update' then 1 else 2 end").rows %}
+  {% set lines = ['begin;'] %}
+  {% for r in statements %}{% do lines.append(r[0]) %}{% endfor %}
+  {% do lines.append('commit;') %}
+  {{ return(lines | join('\n')) }}
 {% endmacro %}
