@@ -71,7 +71,10 @@
   {% set d = table_diff._diff_defaults() %}
   {% set est = [estimated_rows or 1, 1] | max %}
   {% set f = spec['split_factor'] %}
-  {% set unit = spec['compare_unit_size'] or table_diff._auto_compare_unit(est) %}
+  {#- A database side (ADR 0047): the finest leaves, since a leaf's signature is one narrow row and
+      a mismatched leaf sends all its rows across the connection. -#}
+  {% set unit = spec['compare_unit_size'] or ([((est + d['max_leaves'] - 1) // d['max_leaves']) | int, 16] | max if spec.get('databases')
+      else table_diff._auto_compare_unit(est)) %}
   {% set wanted_leaves = [((est + unit - 1) // unit) | int, 1] | max %}
   {% if spec['block_count'] is not none %}
     {% set b0 = spec['block_count'] %}

@@ -48,8 +48,10 @@
   {#- Whether key_ranges may plan the quick check for `layout` at all (the cost preview counts the
       key sample by the same rule): not with check_duplicate_keys, a changes track, a replica set,
       strategy 'hash' (no sample to save), or more level-0 blocks than max_diff_rows. -#}
+  {#- Nor with a database side (ADR 0047): drift found by the quick check is then looked for in
+      leaves, never by fetching every row, so the bounds are always cut. -#}
   {{ return(not spec.get('check_duplicate_keys') and not spec.get('track') and not spec.get('replicas')
-      and spec['strategy'] == 'range' and layout['block_count'] <= spec['max_diff_rows']) }}
+      and spec['strategy'] == 'range' and layout['block_count'] <= spec['max_diff_rows'] and not spec.get('databases')) }}
 {% endmacro %}
 
 

@@ -221,27 +221,27 @@
   {% set family_kind = {'integral': 'integer', 'decimal': 'decimal', 'string': 'text', 'boolean': 'boolean',
                         'date': 'date', 'timestamp': 'timestamp', 'timestamp_ntz': 'timestamp_ntz'} %}
   {% set cols = [] %}
-  {% for c in adapter.get_columns_in_relation(repair) if c.name | lower not in ['repair_action', 'changed_columns', 'run_id', 'repair_direction'] %}
-    {% set kind = kinds.get(c.name | lower) or family_kind.get(table_diff._type_family(c.dtype)) %}
+  {% for w_col in adapter.get_columns_in_relation(repair) if w_col.name | lower not in ['repair_action', 'changed_columns', 'run_id', 'repair_direction'] %}
+    {% set kind = kinds.get(w_col.name | lower) or family_kind.get(table_diff._type_family(w_col.dtype)) %}
     {% if kind is none %}
       {{ table_diff._fail('apply_repair', 'repair', repair, "columns a script can write (" ~ family_kind.values() | join(', ') ~ ")",
-          "Column " ~ c.name ~ " is " ~ c.dtype ~ ": leave it out of the pair's target (a view in the database) or repair it by hand.") }}
+          "Column " ~ w_col.name ~ " is " ~ w_col.dtype ~ ": leave it out of the pair's target (a view in the database) or repair it by hand.") }}
     {% endif %}
-    {% do cols.append({'name': c.name, 'ident': table_diff.database_ident(d, c.name),
-        'lit': table_diff.database_value_literal(d, kind, table_diff.quote_identifier(c.name))}) %}
+    {% do cols.append({'name': w_col.name, 'ident': table_diff.database_ident(d, w_col.name),
+        'lit': table_diff.database_value_literal(d, kind, table_diff.quote_identifier(w_col.name))}) %}
   {% endfor %}
   {% set keys = [] %}
-  {% for k in db['key'] %}
-    {% set ref = table_diff.quote_identifier(k['name']) %}
-    {% set ident = table_diff.database_ident(d, k['stored']) %}
+  {% for part in db['key'] %}
+    {% set ref = table_diff.quote_identifier(part['name']) %}
+    {% set ident = table_diff.database_ident(d, part['stored']) %}
     {% do keys.append("if(" ~ ref ~ " is null, " ~ table_diff._sql_string(ident ~ ' is null') ~ ", concat("
-        ~ table_diff._sql_string(ident ~ ' = ') ~ ", " ~ table_diff.database_value_literal(d, k['kind'], ref) ~ "))") %}
+        ~ table_diff._sql_string(ident ~ ' = ') ~ ", " ~ table_diff.database_value_literal(d, part['kind'], ref) ~ "))") %}
   {% endfor %}
   {% set where = "concat(' where ', concat_ws(' and ', " ~ keys | join(', ') ~ "), ';')" %}
   {% set sets = [] %}
-  {% for c in cols %}
-    {% do sets.append("if(array_contains(changed_columns, " ~ table_diff._sql_string(c['name']) ~ "), concat("
-        ~ table_diff._sql_string(c['ident'] ~ ' = ') ~ ", " ~ c['lit'] ~ "), null)") %}
+  {% for out in cols %}
+    {% do sets.append("if(array_contains(changed_columns, " ~ table_diff._sql_string(out['name']) ~ "), concat("
+        ~ table_diff._sql_string(out['ident'] ~ ' = ') ~ ", " ~ out['lit'] ~ "), null)") %}
   {% endfor %}
   {% set insert = 'insert into ' ~ db['table'] ~ ' (' ~ cols | map(attribute='ident') | join(', ') ~ ') values (' %}
   {% set statements = run_query("select case repair_action"
