@@ -541,7 +541,8 @@ def test_only_signatures_and_mismatched_leaves_leave_postgres(pg_project, postgr
     assert _rows_sent(postgres, "public.big") == 1
     # Drift found by that quick check (the last run was identical) is looked for in leaves: the
     # database never sends its every row.
-    postgres.psql("update public.big set amt = 0 where id = 123456; select pg_stat_statements_reset();")
+    postgres.psql("update public.big set amt = 0 where id = 123456;")
+    postgres.psql("select pg_stat_statements_reset();")
     project.run("build", "--select", "+big__summary").assert_success()
     rows = spark.table(project.relation("big__row_diff")).collect()
     assert [(r["id"], r["diff_type"]) for r in rows] == [(123456, "modified")]
