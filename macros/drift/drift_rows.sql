@@ -175,15 +175,20 @@
   {% set leaf_count = layout['leaf_count'] %}
   {#- The ranges are a CTE here (td_ranges), so no query can inspect them: search or hash leaves. -#}
   {% set leaf_plan = table_diff._leaf_plan(spec, none, leaf_count, introspect=false) %}
+  {#- A database reads the bounds as literals (ADR 0047): the key sample is cut once, into a
+      cached view (released by the on-run-end hook) that every query below reads. -#}
+  {% set database_ranges = none %}
+  {% if spec.get('databases') %}
+    {% set database_ranges = 'td_cache_ranges_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
+    {% do table_diff.cache_view(database_ranges, table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout)) %}
+  {% endif %}
   {% set ranges_cte %}
     {%- if spec['strategy'] == 'range' -%}
     td_ranges as (
-      {{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}
+      {{ ('select * from ' ~ database_ranges) if database_ranges else table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}
     ),
     {%- endif -%}
   {% endset %}
-  {#- A database reads the bounds as literals, from the ranges' query (ADR 0047). -#}
-  {% set database_ranges = ('(' ~ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) ~ ') as td_ranges') if spec.get('databases') else none %}
   {% set signatures_sql %}
     with {{ ranges_cte }}
     {{ table_diff._block_hashes_ctes(spec, source, target, 'td_ranges', leaf_plan, database_leaves=none, database_ranges=database_ranges) }},
@@ -217,7 +222,9 @@
     {{ return({'rows_sql': none}) }}
   {% endif %}
   {% set ranges_from %}
-    {%- if spec['strategy'] == 'range' -%}
+    {%- if database_ranges -%}
+    {{ database_ranges }}
+    {%- elif spec['strategy'] == 'range' -%}
     ({{ table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout) }}) as td_ranges
     {%- endif -%}
   {% endset %}
