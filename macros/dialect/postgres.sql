@@ -115,8 +115,11 @@
 
 
 {% macro _postgres_hash_select(key_items, items) %}
-  {#- Select items over a row of the table: `__td_m`, the md5 of its canonical row text (the key,
-      then the compared columns; Spark: `_portable_hashes`), and `__td_null_key`. -#}
+  {#- Select items over a row of the table: `__td_b`, the md5 of its canonical row text (the key,
+      then the compared columns; Spark: `_portable_hashes`) as bit(128), and `__td_null_key`.
+      The md5 is the single element of a set-returning `unnest`, so that the subquery holding it
+      is never flattened into its caller: PostgreSQL would otherwise compute it again for every
+      use of `__td_b` (it has no common subexpressions), four times a row in a signature. -#}
   {%- set parts = ["'" ~ table_diff._portable_prefix() ~ "'"] -%}
   {%- for i in key_items + items -%}
     {%- set ref = table_diff._postgres_ident(i['stored']) -%}
@@ -129,13 +132,15 @@
   {%- endfor -%}
   {%- set nulls = [] -%}
   {%- for part in key_items -%}{%- do nulls.append(table_diff._postgres_ident(part['stored']) ~ ' is null') -%}{%- endfor -%}
-  {{ return("md5(" ~ parts | join(' || ') ~ ") as __td_m, (" ~ nulls | join(' or ') ~ ") as __td_null_key") }}
+  {{ return("unnest(array[('x' || md5(" ~ parts | join(' || ') ~ "))::bit(128)]) as __td_b, (" ~ nulls | join(' or ') ~ ") as __td_null_key") }}
 {% endmacro %}
 
 
-{% macro _postgres_half(n) %}
-  {#- The n-th (1, 2) 64-bit half of `__td_m` as a signed bigint. -#}
-  {{ return("('x' || substr(__td_m, " ~ (1 if n == 1 else 17) ~ ", 16))::bit(64)::bigint") }}
+{% macro _postgres_bits(first, count, signed) %}
+  {#- Bits `first` .. `first + count - 1` (1-based) of `__td_b` as an integer: 64 bits as a signed
+      bigint; 32 bits as a signed int (`signed`, the high word: Spark's `h >> 32`) or as an
+      unsigned bigint (the low word: Spark's `h & 0xFFFFFFFF`). -#}
+  {{ return("substring(__td_b from " ~ first ~ " for " ~ count ~ ")::" ~ ('int' if signed else 'bigint')) }}
 {% endmacro %}
 
 
@@ -150,8 +155,8 @@
     {{ ('count(distinct row(' ~ key_cols | join(', ') ~ '))::bigint') if distinct_keys else 'count(*)::bigint' }} as n_keys,
     count(*) filter (where __td_null_key)::bigint as n_null_key_rows,
     {%- for h in [1, 2] %}
-    coalesce(sum({{ table_diff._postgres_half(h) }} >> 32), 0)::bigint as h{{ h }}_hi,
-    coalesce(sum({{ table_diff._postgres_half(h) }} & 4294967295), 0)::bigint as h{{ h }}_lo{{ ',' if not loop.last }}
+    coalesce(sum({{ table_diff._postgres_bits(64 * h - 63, 32, true) }}), 0)::bigint as h{{ h }}_hi,
+    coalesce(sum({{ table_diff._postgres_bits(64 * h - 31, 32, false) }}), 0)::bigint as h{{ h }}_lo{{ ',' if not loop.last }}
     {%- endfor %}
   from (
     select {{ key_cols | join(', ') }},
@@ -174,16 +179,18 @@
     {%- do cols.append(v ~ ' as ' ~ table_diff._postgres_ident(i['name'])) -%}
   {%- endfor -%}
   select {{ cols | join(', ') }}, __td_leaf,
-    {{ table_diff._postgres_half(1) }} as __td_h1, {{ table_diff._postgres_half(2) }} as __td_h2
+    {{ table_diff._postgres_bits(1, 64, false) }} as __td_h1, {{ table_diff._postgres_bits(65, 64, false) }} as __td_h2
   from (
-    select *,
-      {{ table_diff._postgres_leaf_expr(db['key'], bounds) }} as __td_leaf,
-      {{ table_diff._postgres_hash_select(db['key'], db['columns']) }}
-    from {{ db['table'] }}
+    {#- The leaf test below the md5: only the rows it keeps are fingerprinted. -#}
+    select *, {{ table_diff._postgres_hash_select(db['key'], db['columns']) }}
+    from (
+      select *, {{ table_diff._postgres_leaf_expr(db['key'], bounds) }} as __td_leaf
+      from {{ db['table'] }}
+    ) as l
+    {%- if leaves is not none %}
+    where __td_leaf = any(array[{{ leaves | join(',') }}]::int[])
+    {%- endif %}
   ) as r
-  {%- if leaves is not none %}
-  where __td_leaf = any(array[{{ leaves | join(',') }}]::int[])
-  {%- endif %}
 {%- endmacro %}
 
 
