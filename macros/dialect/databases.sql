@@ -31,9 +31,9 @@
 {% endmacro %}
 
 
-{% macro database_signature_sql(db, bounds, grouped, distinct_keys) %}
+{% macro database_signature_sql(db, bounds, grouped, distinct_keys, leaves=none) %}
   {% do table_diff._database_dialect(db['dialect'], 'database_signature_sql') %}
-  {{ return(table_diff._postgres_signature_sql(db, bounds, grouped, distinct_keys)) }}
+  {{ return(table_diff._postgres_signature_sql(db, bounds, grouped, distinct_keys, leaves)) }}
 {% endmacro %}
 
 

@@ -128,7 +128,11 @@
       {%- set t = 'round((' ~ ref ~ ')::numeric, ' ~ i['round'] ~ ')::text' -%}
     {%- endif -%}
     {%- if i.get('trim') -%}{%- set t = 'btrim(' ~ t ~ ', \' \')' -%}{%- endif -%}
-    {%- do parts.append("coalesce(octet_length(" ~ t ~ ")::text || ':' || " ~ t ~ ", '-')") -%}
+    {%- if table_diff._portable_counted(i['kind']) -%}
+      {%- do parts.append("coalesce(octet_length(" ~ t ~ ")::text || ':' || " ~ t ~ ", '-')") -%}
+    {%- else -%}
+      {%- do parts.append("coalesce(" ~ t ~ ", '') || ';'") -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- set nulls = [] -%}
   {%- for part in key_items -%}{%- do nulls.append(table_diff._postgres_ident(part['stored']) ~ ' is null') -%}{%- endfor -%}
@@ -144,9 +148,10 @@
 {% endmacro %}
 
 
-{% macro _postgres_signature_sql(db, bounds, grouped, distinct_keys) %}
+{% macro _postgres_signature_sql(db, bounds, grouped, distinct_keys, leaves=none) %}
   {#- Per leaf (`grouped`) or for the whole table: n_rows, n_keys, n_null_key_rows and the four
-      overflow-safe sums, as Spark's `_hash_sums` computes them (high and low 32 bits apart). -#}
+      overflow-safe sums, as Spark's `_hash_sums` computes them (high and low 32 bits apart).
+      `leaves` (leaf ids): those leaves only, tested below the md5. -#}
   {%- set key_cols = [] -%}
   {%- for part in db['key'] -%}{%- do key_cols.append(table_diff._postgres_ident(part['stored'])) -%}{%- endfor -%}
   select
@@ -159,10 +164,14 @@
     coalesce(sum({{ table_diff._postgres_bits(64 * h - 31, 32, false) }}), 0)::bigint as h{{ h }}_lo{{ ',' if not loop.last }}
     {%- endfor %}
   from (
-    select {{ key_cols | join(', ') }},
-      {{ table_diff._postgres_leaf_expr(db['key'], bounds) if grouped else '0' }} as __td_leaf,
-      {{ table_diff._postgres_hash_select(db['key'], db['columns']) }}
-    from {{ db['table'] }}
+    select {{ key_cols | join(', ') }}, __td_leaf, {{ table_diff._postgres_hash_select(db['key'], db['columns']) }}
+    from (
+      select *, {{ table_diff._postgres_leaf_expr(db['key'], bounds) if grouped else '0' }} as __td_leaf
+      from {{ db['table'] }}
+    ) as l
+    {%- if leaves %}
+    where __td_leaf = any(array[{{ leaves | join(',') }}]::int[])
+    {%- endif %}
   ) as r
   {{ 'group by __td_leaf' if grouped }}
 {%- endmacro %}

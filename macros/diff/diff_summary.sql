@@ -67,7 +67,7 @@
   {% if run['units_selected'] > 0 %}
     {% do changed.update(table_diff._changed_sides('diff_summary', spec,
         {'source': spec['source'], 'target': spec['target']}, {'source': run['rows_source'], 'target': run['rows_target']}, run['started_at'],
-        block_hashes)) %}
+        {'block_hashes': block_hashes, 'block_split': block_split, 'ranges': ranges})) %}
   {% endif %}
   {% set moved_sides = [] %}
   {% for side in ['source', 'target'] %}{% if changed[side] is true %}{% do moved_sides.append(spec[side]) %}{% endif %}{% endfor %}

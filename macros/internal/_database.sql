@@ -7,7 +7,17 @@
   The spec keeps the connection's name, never its credentials.
 -#}
 
-{% macro _portable_prefix() %}{{ return('table_diff:p1|') }}{% endmacro %}
+{% macro _portable_prefix() %}{{ return('table_diff:p2|') }}{% endmacro %}
+
+
+{% macro _portable_counted(kind) %}
+  {#- Whether a value of `kind` is written `<octet length>:<text>` (NULL `-`) in the canonical row
+      text: the kinds a string holds on the side Spark reads (a uuid too), whose text can hold any
+      character. Every other kind is printed from a typed value, without `;` and never empty, so
+      it is written `<text>;` (NULL `;`): shorter on both engines, and still one reading per row
+      text, since each position's kind is known. -#}
+  {{ return(kind in ['text', 'char', 'uuid']) }}
+{% endmacro %}
 
 
 {% macro _database_connection(macro_name, arg, relation) %}
@@ -219,7 +229,11 @@
   {%- set inputs = table_diff._fingerprint_inputs(spec, side, alias) -%}
   {%- for i in db['key'] + db['columns'] -%}
     {%- set t = table_diff._portable_value_sql(i['kind'], inputs[loop.index0]) -%}
-    {%- do parts.append("coalesce(concat(cast(octet_length(" ~ t ~ ") as string), ':', " ~ t ~ "), '-')") -%}
+    {%- if table_diff._portable_counted(i['kind']) -%}
+      {%- do parts.append("coalesce(concat(cast(octet_length(" ~ t ~ ") as string), ':', " ~ t ~ "), '-')") -%}
+    {%- else -%}
+      {%- do parts.append("concat(coalesce(" ~ t ~ ", ''), ';')") -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- set m = 'md5(concat(' ~ parts | join(', ') ~ '))' -%}
   {{ return(['cast(conv(substr(' ~ m ~ ', 1, 16), 16, -10) as bigint)', 'cast(conv(substr(' ~ m ~ ', 17, 16), 16, -10) as bigint)']) }}
@@ -292,3 +306,32 @@
   )
   {%- endif %}
 {%- endmacro %}
+
+
+{% macro _database_leaves_changed(spec, side, outputs) %}
+  {#- Whether the rows the row diff fetched from a database side may differ from those the block
+      pass signed: the database signs again the leaves `outputs.block_split` selected (only their
+      rows are fingerprinted; one row a leaf crosses) and any leaf whose count or sums moved from
+      its row in `outputs.block_hashes` is a change. Equal, the fetch read the rows of the block
+      pass, so the result is the diff as of that pass, whatever was written elsewhere since: a
+      live table is flagged only when a write lands in the leaves the result depends on. With
+      every leaf selected, the whole-table signature against the sum of the leaves. -#}
+  {% set db = spec['databases'][side] %}
+  {% set conn = table_diff._database_connection_of(spec, side) %}
+  {% set sums = "named_struct('n', {0}n_rows), 'a', {0}h1_hi), 'b', {0}h1_lo), 'c', {0}h2_hi), 'd', {0}h2_lo))" %}
+  {% set signed = "(select * from " ~ outputs['block_hashes'] ~ " where side = " ~ table_diff._sql_string(side) ~ ")" %}
+  {% set ids = run_query("select coalesce(array_join(collect_list(cast(l.leaf_id as string)), ','), ''), count(*) = max(t.n) from "
+      ~ "(select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ outputs['block_split'] ~ " where selected) as l "
+      ~ "cross join (select count(*) as n from " ~ outputs['ranges'] ~ ") as t").rows[0] %}
+  {% if ids[1] %}
+    {% set view = table_diff._database_view(conn, table_diff.database_signature_sql(db, [], false, false)) %}
+    {{ return(not run_query("select (select " ~ sums.format('(') ~ " from " ~ view ~ ") <=> (select " ~ sums.format('sum(')
+        ~ " from " ~ signed ~ " as s)").rows[0][0]) }}
+  {% endif %}
+  {% set bounds = table_diff._database_bounds(spec, db, outputs['ranges']) %}
+  {% set view = table_diff._database_view(conn, table_diff.database_signature_sql(db, bounds, true, false, ids[0].split(',') | map('int') | list)) %}
+  {% set row = "named_struct('n', {0}.n_rows, 'a', {0}.h1_hi, 'b', {0}.h1_lo, 'c', {0}.h2_hi, 'd', {0}.h2_lo)" %}
+  {% set moved = run_query("select count(*) from " ~ view ~ " as n full outer join (select * from " ~ signed
+      ~ " where leaf_id in (" ~ ids[0] ~ ")) as b on n.leaf_id = b.leaf_id where not (" ~ row.format('n') ~ " <=> " ~ row.format('b') ~ ")").rows[0][0] %}
+  {{ return(moved > 0) }}
+{% endmacro %}

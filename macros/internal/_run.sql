@@ -107,26 +107,22 @@
 {% endmacro %}
 
 
-{% macro _changed_sides(macro_name, spec, relations, rows_at_start, started_at, block_hashes=none) %}
+{% macro _changed_sides(macro_name, spec, relations, rows_at_start, started_at, outputs=none) %}
   {#- Sides whose table moved since `started_at`: {side: true|false|none}; false for a side pinned
       to a version (Delta, Iceberg: nothing written later is read); none where the
       relation has no file metadata (`file_modified_at`: a view, a non-file source), which is logged. One count-like
       query over both sides: row count (after table_filter) and the newest data file.
-      A database side, given the pair's `block_hashes`: its database's whole-table signature now
-      against the sum of the block pass's leaves (ADR 0047): one more pass in the database, and
-      one row crosses. -#}
+      A database side, given the pair's `outputs` ({block_hashes, block_split, ranges}): whether
+      the leaves whose rows were fetched changed since the block pass (`_database_leaves_changed`,
+      ADR 0047). -#}
   {% set checked = {} %}
   {% set parts = [] %}
   {% for side, relation in relations.items() %}
     {% set pin = (spec.get('pins') or {}).get(side) or {} %}
     {% set db = (spec.get('databases') or {}).get(side) %}
     {% set modified_at = table_diff.file_modified_at(relation) if pin.get('version') is none and pin.get('timestamp') is none and not db else none %}
-    {% if db and block_hashes %}
-      {% set view = table_diff._database_view(table_diff._database_connection_of(spec, side), table_diff.database_signature_sql(db, [], false, false)) %}
-      {% set sums = "named_struct('n', {0}n_rows), 'a', {0}h1_hi), 'b', {0}h1_lo), 'c', {0}h2_hi), 'd', {0}h2_lo))" %}
-      {% set same = run_query("select (select " ~ sums.format('(') ~ " from " ~ view ~ ") <=> (select " ~ sums.format('sum(')
-          ~ " from " ~ block_hashes ~ " where side = " ~ table_diff._sql_string(side) ~ ")").rows[0][0] %}
-      {% do checked.update({side: not same}) %}
+    {% if db and outputs %}
+      {% do checked.update({side: table_diff._database_leaves_changed(spec, side, outputs)}) %}
     {% elif pin.get('version') is not none or pin.get('timestamp') is not none %}
       {#- Read at one version by every pass: a write during the run cannot reach the result. -#}
       {% do checked.update({side: false}) %}
