@@ -173,15 +173,17 @@
   {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% set layout = plan['layout'] %}
   {% set leaf_count = layout['leaf_count'] %}
-  {#- The ranges are a CTE here (td_ranges), so no query can inspect them: search or hash leaves. -#}
-  {% set leaf_plan = table_diff._leaf_plan(spec, none, leaf_count, introspect=false) %}
   {#- A database reads the bounds as literals (ADR 0047): the key sample is cut once, into a
-      cached view (released by the on-run-end hook) that every query below reads. -#}
+      cached view (released by the on-run-end hook) that every query below reads, and that the
+      leaf plan can inspect (a grid: the search carries the 16,384 bounds on every row). Else the
+      ranges are a CTE (td_ranges), so no query can inspect them: search or hash leaves. -#}
   {% set database_ranges = none %}
+  {% set database_side = (spec.get('databases') or {}).keys() | list | first %}
   {% if spec.get('databases') %}
     {% set database_ranges = 'td_cache_ranges_' ~ local_md5(label ~ invocation_id ~ modules.datetime.datetime.now().isoformat()) %}
     {% do table_diff.cache_view(database_ranges, table_diff._range_leaves_sql(spec, plan['larger'], plan['larger_side'], layout)) %}
   {% endif %}
+  {% set leaf_plan = table_diff._leaf_plan(spec, database_ranges, leaf_count, introspect=database_ranges is not none) %}
   {% set ranges_cte %}
     {%- if spec['strategy'] == 'range' -%}
     td_ranges as (
@@ -204,6 +206,11 @@
           or s.n_keys < s.n_rows or t.n_keys < t.n_rows,
           false
         ) as differs
+        {%- if database_side %},
+        {%- set d = 's' if database_side == 'source' else 't' %}
+        named_struct('leaf_id', coalesce(s.leaf_id, t.leaf_id), 'n_rows', {{ d }}.n_rows, 'h1_hi', {{ d }}.h1_hi, 'h1_lo', {{ d }}.h1_lo,
+          'h2_hi', {{ d }}.h2_hi, 'h2_lo', {{ d }}.h2_lo) as database_signature
+        {%- endif %}
       from source_blocks as s
       full outer join target_blocks as t on s.leaf_id = t.leaf_id
     )
@@ -212,6 +219,13 @@
       coalesce(sum(target_rows), 0) as target_rows,
       count_if(differs) as leaves_differing,
       coalesce(array_join(collect_list(if(differs, cast(leaf_id as string), null)), ','), '') as leaf_ids
+      {%- if database_side %},
+      {#- The database side's signatures of the differing leaves (of every leaf, summed, when all
+          differ): what the write check after the fetch compares with (`_database_leaves_changed`). -#}
+      if(count_if(differs) >= {{ leaf_count }},
+        to_json(array(named_struct('leaf_id', 0{% for f in ['n_rows', 'h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}, '{{ f }}', coalesce(sum(database_signature.{{ f }}), 0){% endfor %}))),
+        to_json(collect_list(if(differs, database_signature, null)))) as database_signatures
+      {%- endif %}
     from td_cmp
   {% endset %}
   {% set sig = run_query(signatures_sql).rows[0] %}
@@ -242,7 +256,14 @@
     {{ table_diff._row_diff_ctes(spec, table_diff._leaf_filter_cte(sig[2] | int, leaf_count), keys_view) }}
     {{ table_diff._row_diff_select(spec, 'td_diff') }}
   {% endset %}
-  {{ return({'rows_sql': rows_sql, 'sig': sig, 'leaf_count': leaf_count, 'whole': whole_rows is not none}) }}
+  {#- A database side: what `_changed_sides` re-signs after the fetch (ADR 0047). -#}
+  {% set database_check = none %}
+  {% if database_side %}
+    {% set database_check = {'ranges': database_ranges, 'leaves': sig[3], 'every': (sig[2] | int) == leaf_count,
+        'signed': "(select inline(from_json(" ~ table_diff._sql_string(sig[4]) ~ ", 'array<struct<leaf_id:int,n_rows:bigint,"
+          ~ "h1_hi:bigint,h1_lo:bigint,h2_hi:bigint,h2_lo:bigint>>')))"} %}
+  {% endif %}
+  {{ return({'rows_sql': rows_sql, 'sig': sig, 'leaf_count': leaf_count, 'whole': whole_rows is not none, 'database_check': database_check}) }}
 {% endmacro %}
 
 
@@ -279,7 +300,7 @@
   {#- The rows were read a second time: a side written since the leaf pass would give a mixture of
       two states (ADR 0011). Checked by a count-like query per side; an error, never a verdict. -#}
   {% set changed = table_diff._changed_sides(names['macro'], spec, {'source': source, 'target': target},
-      {'source': sig[0], 'target': sig[1]}, started_at) %}
+      {'source': sig[0], 'target': sig[1]}, started_at, found.get('database_check')) %}
   {% do table_diff._note_drift_history(spec,
       'changed_during_run' if true in changed.values() else ('partial' if total >= spec['max_diff_rows'] else 'completed'),
       sig[0], sig[1], leaf_count, sig[2], counts) %}

@@ -309,29 +309,37 @@
 
 
 {% macro _database_leaves_changed(spec, side, outputs) %}
-  {#- Whether the rows the row diff fetched from a database side may differ from those the block
-      pass signed: the database signs again the leaves `outputs.block_split` selected (only their
-      rows are fingerprinted; one row a leaf crosses) and any leaf whose count or sums moved from
-      its row in `outputs.block_hashes` is a change. Equal, the fetch read the rows of the block
-      pass, so the result is the diff as of that pass, whatever was written elsewhere since: a
-      live table is flagged only when a write lands in the leaves the result depends on. With
-      every leaf selected, the whole-table signature against the sum of the leaves. -#}
+  {#- Whether the rows the row diff fetched from a database side may differ from those the leaf
+      pass signed: the database signs again the leaves whose rows were fetched (only their rows
+      are fingerprinted; one row a leaf crosses) and any leaf whose count or sums moved from the
+      leaf pass's is a change. Equal, the fetch read the rows the leaf pass signed, so the result
+      is the diff as of that pass, whatever was written elsewhere since: a live table is flagged
+      only when a write lands in the leaves the result depends on. With every leaf fetched, the
+      whole-table signature against the sum of the leaves.
+      `outputs`: a pair's {block_hashes, block_split, ranges}, or no_drift's {signed: a FROM item
+      of the side's leaf signatures (leaf_id, n_rows, h1_hi, h1_lo, h2_hi, h2_lo) of the fetched
+      leaves, leaves: their ids (a comma list), ranges, every: whether every leaf was fetched}. -#}
   {% set db = spec['databases'][side] %}
   {% set conn = table_diff._database_connection_of(spec, side) %}
-  {% set sums = "named_struct('n', {0}n_rows), 'a', {0}h1_hi), 'b', {0}h1_lo), 'c', {0}h2_hi), 'd', {0}h2_lo))" %}
-  {% set signed = "(select * from " ~ outputs['block_hashes'] ~ " where side = " ~ table_diff._sql_string(side) ~ ")" %}
-  {% set ids = run_query("select coalesce(array_join(collect_list(cast(l.leaf_id as string)), ','), ''), count(*) = max(t.n) from "
-      ~ "(select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ outputs['block_split'] ~ " where selected) as l "
-      ~ "cross join (select count(*) as n from " ~ outputs['ranges'] ~ ") as t").rows[0] %}
-  {% if ids[1] %}
+  {% if 'block_split' in outputs %}
+    {% set row = run_query("select coalesce(array_join(collect_list(cast(l.leaf_id as string)), ','), ''), count(*) = max(t.n) from "
+        ~ "(select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ outputs['block_split'] ~ " where selected) as l "
+        ~ "cross join (select count(*) as n from " ~ outputs['ranges'] ~ ") as t").rows[0] %}
+    {% set leaves, every = row[0], row[1] %}
+    {% set signed = "(select * from " ~ outputs['block_hashes'] ~ " where side = " ~ table_diff._sql_string(side) ~ ")" %}
+  {% else %}
+    {% set leaves, every, signed = outputs['leaves'], outputs['every'], outputs['signed'] %}
+  {% endif %}
+  {% if every %}
+    {% set sums = "named_struct('n', {0}n_rows), 'a', {0}h1_hi), 'b', {0}h1_lo), 'c', {0}h2_hi), 'd', {0}h2_lo))" %}
     {% set view = table_diff._database_view(conn, table_diff.database_signature_sql(db, [], false, false)) %}
     {{ return(not run_query("select (select " ~ sums.format('(') ~ " from " ~ view ~ ") <=> (select " ~ sums.format('sum(')
         ~ " from " ~ signed ~ " as s)").rows[0][0]) }}
   {% endif %}
   {% set bounds = table_diff._database_bounds(spec, db, outputs['ranges']) %}
-  {% set view = table_diff._database_view(conn, table_diff.database_signature_sql(db, bounds, true, false, ids[0].split(',') | map('int') | list)) %}
+  {% set view = table_diff._database_view(conn, table_diff.database_signature_sql(db, bounds, true, false, leaves.split(',') | map('int') | list)) %}
   {% set row = "named_struct('n', {0}.n_rows, 'a', {0}.h1_hi, 'b', {0}.h1_lo, 'c', {0}.h2_hi, 'd', {0}.h2_lo)" %}
   {% set moved = run_query("select count(*) from " ~ view ~ " as n full outer join (select * from " ~ signed
-      ~ " where leaf_id in (" ~ ids[0] ~ ")) as b on n.leaf_id = b.leaf_id where not (" ~ row.format('n') ~ " <=> " ~ row.format('b') ~ ")").rows[0][0] %}
+      ~ " as s where leaf_id in (" ~ leaves ~ ")) as b on n.leaf_id = b.leaf_id where not (" ~ row.format('n') ~ " <=> " ~ row.format('b') ~ ")").rows[0][0] %}
   {{ return(moved > 0) }}
 {% endmacro %}
