@@ -31,15 +31,15 @@
 {% endmacro %}
 
 
-{% macro database_signature_sql(db, bounds, grouped, distinct_keys, leaves=none) %}
+{% macro database_signature_sql(db, bounds, grouped, distinct_keys, leaves=none, sub_bounds=none) %}
   {% do table_diff._database_dialect(db['dialect'], 'database_signature_sql') %}
-  {{ return(table_diff._postgres_signature_sql(db, bounds, grouped, distinct_keys, leaves)) }}
+  {{ return(table_diff._postgres_signature_sql(db, bounds, grouped, distinct_keys, leaves, sub_bounds)) }}
 {% endmacro %}
 
 
-{% macro database_rows_sql(db, bounds, leaves) %}
+{% macro database_rows_sql(db, bounds, leaves, sub_bounds=none, parts=none) %}
   {% do table_diff._database_dialect(db['dialect'], 'database_rows_sql') %}
-  {{ return(table_diff._postgres_rows_sql(db, bounds, leaves)) }}
+  {{ return(table_diff._postgres_rows_sql(db, bounds, leaves, sub_bounds, parts)) }}
 {% endmacro %}
 
 

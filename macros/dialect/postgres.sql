@@ -148,10 +148,12 @@
 {% endmacro %}
 
 
-{% macro _postgres_signature_sql(db, bounds, grouped, distinct_keys, leaves=none) %}
+{% macro _postgres_signature_sql(db, bounds, grouped, distinct_keys, leaves=none, sub_bounds=none) %}
   {#- Per leaf (`grouped`) or for the whole table: n_rows, n_keys, n_null_key_rows and the four
       overflow-safe sums, as Spark's `_hash_sums` computes them (high and low 32 bits apart).
-      `leaves` (leaf ids): those leaves only, tested below the md5. -#}
+      `leaves` (leaf ids): those leaves only, tested below the md5. `sub_bounds` (literals, with
+      `leaves`): per part of those leaves' rows instead, a part being the number of sub-bounds at
+      or below the key (`leaf_id` is the part). -#}
   {%- set key_cols = [] -%}
   {%- for part in db['key'] -%}{%- do key_cols.append(table_diff._postgres_ident(part['stored'])) -%}{%- endfor -%}
   select
@@ -164,7 +166,8 @@
     coalesce(sum({{ table_diff._postgres_bits(64 * h - 31, 32, false) }}), 0)::bigint as h{{ h }}_lo{{ ',' if not loop.last }}
     {%- endfor %}
   from (
-    select {{ key_cols | join(', ') }}, __td_leaf, {{ table_diff._postgres_hash_select(db['key'], db['columns']) }}
+    select {{ key_cols | join(', ') }}, {{ table_diff._postgres_leaf_expr(db['key'], sub_bounds) if sub_bounds is not none else '__td_leaf' }} as __td_leaf,
+      {{ table_diff._postgres_hash_select(db['key'], db['columns']) }}
     from (
       select *, {{ table_diff._postgres_leaf_expr(db['key'], bounds) if grouped else '0' }} as __td_leaf
       from {{ db['table'] }}
@@ -177,10 +180,11 @@
 {%- endmacro %}
 
 
-{% macro _postgres_rows_sql(db, bounds, leaves) %}
+{% macro _postgres_rows_sql(db, bounds, leaves, sub_bounds=none, parts=none) %}
   {#- The rows of the leaves `leaves` (a list of leaf ids; none: every row), each column under its
       name in the diff as JDBC reads it (char(n) padded, uuid as text), with its leaf and
-      fingerprint halves. The leaf test runs in PostgreSQL, so only those rows cross. -#}
+      fingerprint halves. The leaf test runs in PostgreSQL, so only those rows cross. With
+      `sub_bounds` and `parts`: only the rows of those parts of the leaves (`_postgres_signature_sql`). -#}
   {%- set cols = [] -%}
   {%- for i in db['key'] + db['columns'] -%}
     {%- set ref = table_diff._postgres_ident(i['stored']) -%}
@@ -198,6 +202,9 @@
     ) as l
     {%- if leaves is not none %}
     where __td_leaf = any(array[{{ leaves | join(',') }}]::int[])
+    {%- if parts is not none %}
+      and {{ table_diff._postgres_leaf_expr(db['key'], sub_bounds) }} = any(array[{{ (parts or [-1]) | join(',') }}]::int[])
+    {%- endif %}
     {%- endif %}
   ) as r
 {%- endmacro %}

@@ -36,7 +36,11 @@
 
 
 {% macro _block_hashes_ctes(spec, source, target, ranges, plan, files=none, database_leaves=none, database_ranges=none) %}
-  {#- A pair's block CTEs: `_side_blocks_ctes` of its source and target. -#}
+  {#- A pair's block CTEs: `_side_blocks_ctes` of its source and target. The rows of some leaves of
+      a pair with a database side: `_database_fetch_ctes` (only `<side>_leafed`). -#}
+  {% if database_leaves %}
+    {{ return(table_diff._database_fetch_ctes(spec, {'source': source, 'target': target}, database_ranges or ranges, plan, database_leaves)) }}
+  {% endif %}
   {{ return(table_diff._side_blocks_ctes(spec, [['source', source], ['target', target]], ranges, plan, files, database_leaves, database_ranges)) }}
 {% endmacro %}
 
