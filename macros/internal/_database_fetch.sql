@@ -31,7 +31,7 @@
       ~ " select *, dense_rank() over (order by __td_k) as __td_dr from " ~ lside ~ "_leafed where __td_leaf in (" ~ leaves | join(',') ~ ")") %}
   {% set stat = run_query("select count(*), count(distinct __td_dr) from " ~ rows).rows[0] %}
   {% set sub_bounds, parts, part = none, none, none %}
-  {% if (stat[0] | int) >= (var('table_diff_database_parts_from', 20000) | int) and (stat[1] | int) > 1 %}
+  {% if (stat[0] | int) >= table_diff._database_parts_from() and (stat[1] | int) > 1 %}
     {% set size = [4, (((stat[0] | int) / (leaves | length)) ** 0.5) | round | int] | max %}
     {% set part = "cast(floor((__td_dr - 1) / " ~ size ~ ") as int)" %}
     {% set sub_bounds = table_diff._database_bounds(spec, db, "(select " ~ part ~ " as leaf_id, first(__td_k) as lower_bound from " ~ rows
@@ -57,3 +57,10 @@
     from {{ table_diff._database_view(conn, table_diff.database_rows_sql(db, bounds, leaves, sub_bounds, parts), true) }} as r
   )
 {%- endmacro %}
+
+
+{% macro _database_parts_from(macro_name='row_diff') %}
+  {#- Rows of the selected leaves from which the fetch of a database side takes the second round
+      (`_database_fetch_ctes`); var `table_diff_database_parts_from`. -#}
+  {{ return(table_diff._number_var(macro_name, 'table_diff_database_parts_from', 20000, 0, whole=true)) }}
+{% endmacro %}

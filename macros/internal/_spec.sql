@@ -47,6 +47,7 @@
   {% do table_diff._broadcast_key_limit(macro_name) %}
   {% do table_diff._key_range_limit(macro_name) %}
   {% do table_diff._keep_leaves_growth(macro_name) %}
+  {% do table_diff._database_parts_from(macro_name) %}
   {% set key = table_diff._as_name_list(macro_name, 'primary_key', primary_key) %}
   {% set cols = table_diff._as_name_list(macro_name, 'columns', columns, allow_empty=true) %}
   {% set excl = table_diff._as_name_list(macro_name, 'exclude_columns', exclude_columns, allow_empty=true) %}
