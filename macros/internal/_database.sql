@@ -297,7 +297,7 @@
   {%- set bounds = table_diff._database_bounds(spec, db, ranges_from) -%}
   {{ side }}_blocks as (
     select '{{ side }}' as side, cast(leaf_id as int) as leaf_id, n_rows, n_keys, n_null_key_rows, h1_hi, h1_lo, h2_hi, h2_lo
-    from {{ table_diff._database_view(conn, table_diff.database_signature_sql(db, bounds, true, spec.get('check_duplicate_keys'))) }}
+    from {{ table_diff._database_signatures(spec, side, bounds, distinct_keys=spec.get('check_duplicate_keys')) }}
   )
   {%- if leaves is not none %},
   {{ side }}_leafed as (
@@ -320,7 +320,6 @@
       of the side's leaf signatures (leaf_id, n_rows, h1_hi, h1_lo, h2_hi, h2_lo) of the fetched
       leaves, leaves: their ids (a comma list), ranges, every: whether every leaf was fetched}. -#}
   {% set db = spec['databases'][side] %}
-  {% set conn = table_diff._database_connection_of(spec, side) %}
   {% if 'block_split' in outputs %}
     {% set row = run_query("select coalesce(array_join(collect_list(cast(l.leaf_id as string)), ','), ''), count(*) = max(t.n) from "
         ~ "(select explode(sequence(leaf_lo, leaf_hi)) as leaf_id from " ~ outputs['block_split'] ~ " where selected) as l "
@@ -332,14 +331,23 @@
   {% endif %}
   {% if every %}
     {% set sums = "named_struct('n', {0}n_rows), 'a', {0}h1_hi), 'b', {0}h1_lo), 'c', {0}h2_hi), 'd', {0}h2_lo))" %}
-    {% set view = table_diff._database_view(conn, table_diff.database_signature_sql(db, [], false, false)) %}
+    {% set view = table_diff._database_signatures(spec, side) %}
     {{ return(not run_query("select (select " ~ sums.format('(') ~ " from " ~ view ~ ") <=> (select " ~ sums.format('sum(')
         ~ " from " ~ signed ~ " as s)").rows[0][0]) }}
   {% endif %}
   {% set bounds = table_diff._database_bounds(spec, db, outputs['ranges']) %}
-  {% set view = table_diff._database_view(conn, table_diff.database_signature_sql(db, bounds, true, false, leaves.split(',') | map('int') | list)) %}
+  {% set view = table_diff._database_signatures(spec, side, bounds, leaves.split(',') | map('int') | list) %}
   {% set row = "named_struct('n', {0}.n_rows, 'a', {0}.h1_hi, 'b', {0}.h1_lo, 'c', {0}.h2_hi, 'd', {0}.h2_lo)" %}
   {% set moved = run_query("select count(*) from " ~ view ~ " as n full outer join (select * from " ~ signed
       ~ " as s where leaf_id in (" ~ leaves ~ ")) as b on n.leaf_id = b.leaf_id where not (" ~ row.format('n') ~ " <=> " ~ row.format('b') ~ ")").rows[0][0] %}
   {{ return(moved > 0) }}
+{% endmacro %}
+
+
+{% macro _database_signatures(spec, side, bounds=none, leaves=none, sub_bounds=none, distinct_keys=false) %}
+  {#- A temporary view over a database side's signatures (`database_signature_sql`): per leaf of
+      `bounds` (its literals; none: one row for the whole table), of `leaves` only, per part of
+      `sub_bounds`. -#}
+  {{ return(table_diff._database_view(table_diff._database_connection_of(spec, side),
+      table_diff.database_signature_sql(spec['databases'][side], bounds or [], bounds is not none, distinct_keys, leaves, sub_bounds))) }}
 {% endmacro %}

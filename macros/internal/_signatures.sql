@@ -11,7 +11,7 @@
     {% if side in (spec.get('databases') or {}) %}
     {#- A database side: the database computes the same row (ADR 0047). #}
     select '{{ side }}' as side, cast(null as int) as leaf_id, n_rows, n_keys, n_null_key_rows, h1_hi, h1_lo, h2_hi, h2_lo
-    from {{ table_diff._database_view(table_diff._database_connection_of(spec, side), table_diff.database_signature_sql(spec['databases'][side], [], false, false)) }}
+    from {{ table_diff._database_signatures(spec, side) }}
     {%- else %}
     select
       '{{ side }}' as side,
