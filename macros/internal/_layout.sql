@@ -204,7 +204,7 @@
 {% endmacro %}
 
 
-{% macro _sampled_leaves_of(spec, larger_side, layout) %}
+{% macro _sampled_leaves_of(spec, layout) %}
   {#- What a range layout's bounds were cut for (ADR 0046): the key, the sides, the filter and the
       leaf tree. A later run keeps those bounds only for an equal value. -#}
   {{ return({'key': spec['key'], 'key_type': table_diff._key_type(spec), 'source': spec['source'], 'target': spec['target'],

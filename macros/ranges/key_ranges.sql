@@ -94,7 +94,7 @@
   {% set leaves_of = none %}
   {% set kept = false %}
   {% if spec['strategy'] == 'range' and not quick_planned and not spec['track'] and not spec.get('replicas') %}
-    {% set leaves_of = table_diff._sampled_leaves_of(spec, larger_side, layout) %}
+    {% set leaves_of = table_diff._sampled_leaves_of(spec, layout) %}
     {% set kept = table_diff._kept_leaves(spec, layout, leaves_of, memo) %}
   {% endif %}
   {% do spec.update({'layout': layout, 'run_id': invocation_id, 'ranges': this | string, 'track_layout': track_layout, 'quick_check_planned': quick_planned, 'quick_check_decided': memo.get('decided', false), 'leaves_of': leaves_of, 'leaves_kept': kept}) %}

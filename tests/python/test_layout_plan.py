@@ -201,7 +201,7 @@ def _kept_of(macros):
     """`leaves_of` of the TPC-H SF1 layout, as the last run's spec stored it (JSON)."""
     spec = _pair_spec()
     layout = macros.table_diff._plan_layout(spec, 6_001_215)
-    return json.loads(json.dumps(macros.table_diff._sampled_leaves_of(spec, "target", layout)))
+    return json.loads(json.dumps(macros.table_diff._sampled_leaves_of(spec, layout)))
 
 
 def _kept(macros, *, was=6_001_215, now=6_001_215, max_leaf=900, facts=None, of=None, **vars_):
@@ -209,7 +209,7 @@ def _kept(macros, *, was=6_001_215, now=6_001_215, max_leaf=900, facts=None, of=
     for `of`), estimated at `was` rows, its leaves holding at most `max_leaf` rows."""
     spec = _pair_spec()
     layout = macros.table_diff._plan_layout(spec, now)
-    leaves_of = macros.table_diff._sampled_leaves_of(spec, "target", layout)
+    leaves_of = macros.table_diff._sampled_leaves_of(spec, layout)
     before = {"leaves_of": of or leaves_of, "layout": {"estimated_rows": was}}
     macros.last["facts"] = {
         "whole": 0,
