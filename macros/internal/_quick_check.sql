@@ -24,7 +24,16 @@
   {#- Both rules read the table block_hashes would read: its answer is this one (`decided`), so it
       does not ask again. Quiet: when neither rule takes the check, block_hashes logs why it groups. -#}
   {% if memo is mapping %}{% do memo.update({'decided': true}) %}{% endif %}
-  {% if table_diff._quick_check_sides(spec, ['target'], previous, quiet=true) == ['target'] %}{{ return(true) }}{% endif %}
+  {#- The sides' totals come from the leaf facts the dense rule and the kept leaves read anyway
+      (one query on the last run's tables instead of two); the totals alone when the ranges table
+      is missing. -#}
+  {% set last = table_diff._last_leaves(previous, memo) %}
+  {% if last is not none %}
+    {% set identical = last['totals']['source'] == last['totals']['target'] %}
+  {% else %}
+    {% set identical = table_diff._quick_check_sides(spec, ['target'], previous, quiet=true) == ['target'] %}
+  {% endif %}
+  {% if identical %}{{ return(true) }}{% endif %}
   {{ return(table_diff._dense_last_run(spec, previous, memo)) }}
 {% endmacro %}
 
@@ -135,28 +144,35 @@
     signatures differed, 'certain': rows those leaves surely differ by, 'leaves': leaves of the
     ranges, 'same_run': whether the block pass ran on those ranges, 'max_leaf_rows': the most rows
     a leaf held on either side, 'source_rows' / 'target_rows', 'spec': the ranges' spec (JSON
-    text)}. None when either table does not exist. Read by the dense rule (ADR 0031) and the kept
+    text), 'totals': {side: [rows, h1_hi, h1_lo, h2_hi, h2_lo] summed over the side}, the
+    whole-table signatures the quick check compares}. None when either table does not exist. Read by the dense rule (ADR 0031) and the kept
     leaves (ADR 0046), once: `memo` (a dict) keeps the answer for the model's later calls.
   -#}
   {% if memo is mapping and 'last_leaves' in memo %}{{ return(memo['last_leaves']) }}{% endif %}
   {% set ranges = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
   {% set facts = none %}
   {% if previous is not none and ranges is not none %}
-    {% set differs = [] %}
-    {% for c in ['n_rows', 'h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}
-      {% do differs.append("sum(if(side = 'source', " ~ c ~ ", 0)) != sum(if(side = 'target', " ~ c ~ ", 0))") %}
+    {% set differs = table_diff._leaf_differs_sql() %}
+    {#- Each side's totals of the four hash sums (its row count is source_rows / target_rows). -#}
+    {% set sums, totals = [], [] %}
+    {% for side in ['source', 'target'] %}
+      {% for c in ['h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}
+        {% do sums.append("sum(if(side = '" ~ side ~ "', " ~ c ~ ", 0)) as " ~ side ~ "_" ~ c) %}
+        {% do totals.append("coalesce(sum(" ~ side ~ "_" ~ c ~ "), 0)") %}
+      {% endfor %}
     {% endfor %}
     {% set row = run_query("select count_if(leaf_id is null), count_if(differs), coalesce(sum(if(differs, certain, 0)), 0),"
         ~ " coalesce(max(greatest(source_rows, target_rows)), 0), coalesce(sum(source_rows), 0), coalesce(sum(target_rows), 0), max(g.run_id),"
-        ~ " max(r.leaves), max(r.run_id), max(r.spec)"
-        ~ " from (select leaf_id, max(run_id) as run_id, " ~ differs | join(' or ') ~ " as differs,"
+        ~ " max(r.leaves), max(r.run_id), max(r.spec), " ~ totals | join(', ')
+        ~ " from (select leaf_id, max(run_id) as run_id, " ~ differs ~ " as differs,"
         ~ " greatest(1, abs(sum(if(side = 'source', n_rows, 0)) - sum(if(side = 'target', n_rows, 0)))) as certain,"
-        ~ " sum(if(side = 'source', n_rows, 0)) as source_rows, sum(if(side = 'target', n_rows, 0)) as target_rows"
+        ~ " sum(if(side = 'source', n_rows, 0)) as source_rows, sum(if(side = 'target', n_rows, 0)) as target_rows, " ~ sums | join(', ')
         ~ " from " ~ previous ~ " where side in ('source', 'target') group by leaf_id) as g"
         ~ " cross join (select count(*) as leaves, max(run_id) as run_id, max(if(leaf_id = 0, spec, null)) as spec from " ~ ranges ~ ") as r").rows[0] %}
     {% set facts = {'whole': row[0] | int, 'differing': row[1] | int, 'certain': row[2] | int, 'max_leaf_rows': row[3] | int,
         'source_rows': row[4] | int, 'target_rows': row[5] | int, 'leaves': (row[7] or 0) | int,
-        'same_run': row[8] is not none and row[8] == row[6], 'spec': row[9]} %}
+        'same_run': row[8] is not none and row[8] == row[6], 'spec': row[9],
+        'totals': {'source': [row[4] | int] + (row[10:14] | map('int') | list), 'target': [row[5] | int] + (row[14:18] | map('int') | list)}} %}
   {% endif %}
   {% if memo is mapping %}{% do memo.update({'last_leaves': facts}) %}{% endif %}
   {{ return(facts) }}
@@ -165,12 +181,19 @@
 
 {% macro _differing_runs(previous) %}
   {#- Runs of contiguous leaves whose signatures differed in the block_hashes table `previous`. -#}
+  {{ return(run_query("select count_if(differs and not coalesce(run_on, false))"
+      ~ " from (select differs, lag(differs) over (order by leaf_id) and lag(leaf_id) over (order by leaf_id) = leaf_id - 1 as run_on"
+      ~ " from (select leaf_id, " ~ table_diff._leaf_differs_sql() ~ " as differs"
+      ~ " from " ~ previous ~ " where side in ('source', 'target') and leaf_id is not null group by leaf_id) as g) as l").rows[0][0] | int) }}
+{% endmacro %}
+
+
+{% macro _leaf_differs_sql() %}
+  {#- An aggregate over one leaf's rows of a block_hashes table (grouped by leaf_id): true when the
+      source's and the target's signatures differ (row count or either hash's sums). -#}
   {% set differs = [] %}
   {% for c in ['n_rows', 'h1_hi', 'h1_lo', 'h2_hi', 'h2_lo'] %}
     {% do differs.append("sum(if(side = 'source', " ~ c ~ ", 0)) != sum(if(side = 'target', " ~ c ~ ", 0))") %}
   {% endfor %}
-  {{ return(run_query("select count_if(differs and not coalesce(run_on, false))"
-      ~ " from (select differs, lag(differs) over (order by leaf_id) and lag(leaf_id) over (order by leaf_id) = leaf_id - 1 as run_on"
-      ~ " from (select leaf_id, " ~ differs | join(' or ') ~ " as differs"
-      ~ " from " ~ previous ~ " where side in ('source', 'target') and leaf_id is not null group by leaf_id) as g) as l").rows[0][0] | int) }}
+  {{ return(differs | join(' or ')) }}
 {% endmacro %}
