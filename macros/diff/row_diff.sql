@@ -75,7 +75,8 @@
       else {'kind': 'none', 'leaf_count': leaf_count} %}
   {#- With a changes track: only the data files that hold a selected leaf (ADR 0019). -#}
   {% set files = table_diff._track_fetch_files(spec, file_hashes, leaves_query, {'source': source, 'target': target}) if file_hashes is not none else none %}
-  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves, key_filter, files) %}
+  {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges, plan, leaves_query, selected_leaves, key_filter, files,
+      [sel[2] | int, sel[3] | int] | max) %}
   {#- On a grid, rows are kept by their cell, one bigint compared with the cells of the selected
       leaves, instead of by their leaf (a join and a comparison of the whole key, about one more
       read of the table): the cells' rows of other leaves join equal and emit nothing. Not with a

@@ -161,14 +161,14 @@
   {#- The query of drift_rows' differing rows after its quick check: `whole_rows` [source rows,
       target rows] when the whole-table signatures differed (every row compared), none for the leaf
       pass first. {'rows_sql': the query, or none when the leaf pass found the tables identical
-      (logged and recorded), 'sig': [source rows, target rows, leaves differing, their ids],
-      'leaf_count', 'whole'}. -#}
+      (logged and recorded), 'sig': [source rows, target rows, leaves differing, their ids, the
+      larger side's rows in them], 'leaf_count', 'whole'}. -#}
   {% if whole_rows is not none %}
     {#- One block, the whole table, differs: every row is compared, none needs a leaf. -#}
     {% set leaf_count = 1 %}
     {% set leaf_plan = {'kind': 'none', 'leaf_count': 1} %}
     {% set ranges_cte, ranges_from = '', '' %}
-    {% set sig = whole_rows + [1, '0'] %}
+    {% set sig = whole_rows + [1, '0', whole_rows | map('int') | max] %}
   {% else %}
   {% set plan = table_diff._plan_pair(spec, source, target) %}
   {% set layout = plan['layout'] %}
@@ -218,7 +218,7 @@
       coalesce(sum(source_rows), 0) as source_rows,
       coalesce(sum(target_rows), 0) as target_rows,
       count_if(differs) as leaves_differing,
-      coalesce(array_join(collect_list(if(differs, cast(leaf_id as string), null)), ','), '') as leaf_ids
+      coalesce(array_join(collect_list(if(differs, cast(leaf_id as string), null)), ','), '') as leaf_ids, coalesce(sum(if(differs, greatest(source_rows, target_rows), 0)), 0) as rows_differing
       {%- if database_side %},
       {#- The database side's signatures of the differing leaves (of every leaf, summed, when all
           differ): what the write check after the fetch compares with (`_database_leaves_changed`). -#}
@@ -247,7 +247,7 @@
   {% set leaves_query = "select explode(array(" ~ sig[3] ~ ")) as leaf_id" %}
   {#- Dense drift (var table_diff_dense_leaf_share): the differing keys first, on a narrow projection (as the pair's row_diff does). -#}
   {% set keys_view = table_diff._cache_differing_keys(spec, source, target, ranges_from, leaf_plan,
-      leaves_query, sig[2] | int) %}
+      leaves_query, sig[2] | int, selected_rows=sig[4] | int) %}
   {% set database_leaves = (sig[3].split(',') | map('int') | list if (sig[2] | int) < leaf_count else []) if spec.get('databases') else none %}
   {% set rows_sql %}
     with {{ ranges_cte }}
@@ -260,7 +260,7 @@
   {% set database_check = none %}
   {% if database_side %}
     {% set database_check = {'ranges': database_ranges, 'leaves': sig[3], 'every': (sig[2] | int) == leaf_count,
-        'signed': "(select inline(from_json(" ~ table_diff._sql_string(sig[4]) ~ ", 'array<struct<leaf_id:int,n_rows:bigint,"
+        'signed': "(select inline(from_json(" ~ table_diff._sql_string(sig[5]) ~ ", 'array<struct<leaf_id:int,n_rows:bigint,"
           ~ "h1_hi:bigint,h1_lo:bigint,h2_hi:bigint,h2_lo:bigint>>')))"} %}
   {% endif %}
   {{ return({'rows_sql': rows_sql, 'sig': sig, 'leaf_count': leaf_count, 'whole': whole_rows is not none, 'database_check': database_check}) }}

@@ -1,40 +1,6 @@
-{#- The row fetch shared by the pair's row diff (diff/) and no_drift (drift/): its tuning vars, the
-    dense path's differing keys, the CTEs that pair the rows of selected leaves, the output shape. -#}
-
-{% macro _dense_leaf_share(macro_name='row_diff', default=0.5) %}
-  {#- Share of leaves selected from which the row diff first finds the differing keys on a narrow
-      (key, row hash) projection, then fetches only their rows (ADR 0033): a third read of each
-      table after the block pass, but a shuffle of the key and one hash per row instead of every
-      column, which measured faster from half the leaves (and whenever a quick check found drift:
-      its one unit is every leaf). Var `table_diff_dense_leaf_share` (0 = always, above 1 =
-      never: the full rows of the selected leaves joined, two reads at most, ADR 0020). The
-      merge passes `default` 2 (never): its three-way fetch was not measured against it. -#}
-  {{ return(table_diff._number_var(macro_name, 'table_diff_dense_leaf_share', default, 0)) }}
-{% endmacro %}
-
-
-{% macro _whole_fetch_leaf_share(macro_name='row_diff') %}
-  {#- Share of leaves selected from which the pair's row diff fetches every row instead of looking
-      up each row's leaf (ADR 0030): the lookup costs about one more read of the table, the rows of
-      the other leaves only their share of the join. Var `table_diff_whole_fetch_leaf_share`
-      (0 = always when allowed, above 1 = never). -#}
-  {{ return(table_diff._number_var(macro_name, 'table_diff_whole_fetch_leaf_share', 0.5, 0)) }}
-{% endmacro %}
-
-
-{% macro _broadcast_key_limit(macro_name='row_diff') %}
-  {#- Most differing keys the row fetch broadcasts; above it, the full rows are joined as usual.
-      The var `table_diff_broadcast_key_limit` overrides it. -#}
-  {{ return(table_diff._number_var(macro_name, 'table_diff_broadcast_key_limit', 1000000, 0, whole=true)) }}
-{% endmacro %}
-
-
-{% macro _key_range_limit(macro_name='row_diff') %}
-  {#- Most runs of contiguous selected leaves the row fetch also states as key-range
-      predicates (ADR 0010); var `table_diff_key_range_limit`, 0 = never. -#}
-  {{ return(table_diff._number_var(macro_name, 'table_diff_key_range_limit', 8, 0, whole=true)) }}
-{% endmacro %}
-
+{#- The row fetch shared by the pair's row diff (diff/) and no_drift (drift/): the dense path's
+    differing keys, the CTEs that pair the rows of selected leaves, the output shape (its tuning vars:
+    `_fetch_tuning.sql`). -#}
 
 {% macro _leaf_filter_cte(selected_leaves, leaf_count) %}
   {#- The CTE of selected leaves rows are filtered by, or none when every leaf is selected: then no
@@ -95,9 +61,10 @@
 {% endmacro %}
 
 
-{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves, key_filter=none, files=none) %}
+{% macro _cache_differing_keys(spec, source, target, ranges_from, plan, leaves_query, selected_leaves, key_filter=none, files=none, selected_rows=none) %}
   {#-
-    Dense drift (`selected_leaves` at least `_dense_leaf_share()` of `leaf_count`; otherwise none,
+    Dense drift (`_takes_narrow_pass`: `selected_leaves` at least `_dense_leaf_share()` of
+    `leaf_count`, or half of it with at least `_dense_rows()` `selected_rows`; otherwise none,
     and nothing runs): one narrow pass (key, row hash, per-key row count; one shuffle of a few
     bytes per row) finds the keys whose rows differ in the selected leaves, cached in a temporary
     view (released by the package's on-run-end hook). Returns the view's name, or none when more
@@ -112,7 +79,7 @@
   -#}
   {% set leaf_count = plan['leaf_count'] %}
   {#- A database side sends the rows of the selected leaves only, at any share (ADR 0047). -#}
-  {% if selected_leaves < leaf_count * table_diff._dense_leaf_share() or spec.get('databases') %}
+  {% if not table_diff._takes_narrow_pass(spec, selected_leaves, leaf_count, selected_rows) %}
     {{ return(none) }}
   {% endif %}
   {%- set filtered = table_diff._leaf_filter_cte(selected_leaves, leaf_count) is not none -%}

@@ -43,6 +43,7 @@
   {% set schema = table_diff._option_schema() %}
   {#- The row fetch's tuning vars, checked here so a typo fails the first model, not the last. -#}
   {% do table_diff._dense_leaf_share(macro_name) %}
+  {% do table_diff._dense_rows(macro_name) %}
   {% do table_diff._whole_fetch_leaf_share(macro_name) %}
   {% do table_diff._broadcast_key_limit(macro_name) %}
   {% do table_diff._key_range_limit(macro_name) %}
