@@ -34,7 +34,7 @@ def _call(macro, *args, **kwargs):
 
 @pytest.fixture()
 def narrow():
-    """`narrow(selected_leaves, selected_rows, **vars)`: the decision for a pair of LEAVES leaves."""
+    """`narrow(selected_leaves, selected_rows, **vars)`: the decision for LEAVES leaves."""
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
     dbt_vars: dict[str, object] = {}
     namespace = SimpleNamespace(
