@@ -5,49 +5,22 @@ The paths themselves are held to the oracle by test_diff_property.py with the va
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
-import jinja2
 import pytest
+from jinja_macros import load_macros, macro_env
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 LEAVES = 16384
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-def _raise_return(value):
-    raise _Return(value)
-
-
-def _call(macro, *args, **kwargs):
-    try:
-        macro(*args, **kwargs)
-    except _Return as done:
-        return done.value
-    return None
 
 
 @pytest.fixture()
 def narrow():
     """`narrow(selected_leaves, selected_rows, **vars)`: the decision for LEAVES leaves."""
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
     dbt_vars: dict[str, object] = {}
     namespace = SimpleNamespace(
         _number_var=lambda macro, name, default, minimum, whole=False: dbt_vars.get(name, default)
     )
-    env.globals.update({"return": _raise_return, "table_diff": namespace})
-    text = (REPO_ROOT / "macros" / "internal" / "_fetch_tuning.sql").read_text()
-    module = env.from_string(text.replace("{% macro _", "{% macro private__")).module
-    for attr in dir(module):
-        macro = getattr(module, attr)
-        if isinstance(macro, jinja2.runtime.Macro):
-            called = "_" + attr[len("private__") :] if attr.startswith("private__") else attr
-            setattr(namespace, called, lambda *a, _m=macro, **k: _call(_m, *a, **k))
+    load_macros(macro_env(namespace), namespace, "macros/internal/_fetch_tuning.sql")
 
     def decide(selected_leaves, selected_rows, spec=None, **vars_):
         dbt_vars.clear()

@@ -2,45 +2,25 @@
 sizes no test table reaches: the macros of macros/internal/_layout.sql and _spec.sql rendered by
 Jinja itself, with the estimate faked, no dbt and no Spark.
 
-dbt's `return()` ends a macro by raising; the harness does the same, so the macros run unchanged.
+The harness is tests/python/jinja_macros.py.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from types import SimpleNamespace
 
-import jinja2
 import pytest
+from jinja_macros import load_macros, macro_env
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_LEAVES, MAX_SAMPLE_KEYS, KEYS_PER_LEAF, DEFAULT_UNIT = 16384, 131072, 32, 10000
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-def _raise_return(value):
-    raise _Return(value)
-
-
-def _call(macro, *args, **kwargs):
-    try:
-        macro(*args, **kwargs)
-    except _Return as done:
-        return done.value
-    return None
 
 
 @pytest.fixture(scope="module")
 def macros():
     """`table_diff`: the macros of _layout.sql and _spec.sql, callable as the package calls them;
     `estimates`: what the faked `estimated_rows` answers per relation."""
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
     estimates: dict[str, object] = {}
     # the kept leaves (ADR 0046): dbt's vars, flags and the last run's facts, set per test
     dbt_vars: dict[str, object] = {}
@@ -54,25 +34,14 @@ def macros():
         _pair_block_hashes=lambda: "pair__block_hashes",
         _last_leaves=lambda previous, memo=None: last.get("facts"),
     )
-    env.globals.update(
-        {
-            "return": _raise_return,
-            "table_diff": namespace,
-            "flags": flags,
-            "fromjson": json.loads,
-            "tojson": json.dumps,
-            "log": lambda *a, **k: None,
-        }
+    env = macro_env(
+        namespace,
+        flags=flags,
+        fromjson=json.loads,
+        tojson=json.dumps,
+        log=lambda *a, **k: None,
     )
-    for name in ("_layout.sql", "_spec.sql"):
-        # A template module exports no name that starts with "_": renamed, then called by it.
-        text = (REPO_ROOT / "macros" / "internal" / name).read_text()
-        module = env.from_string(text.replace("{% macro _", "{% macro private__")).module
-        for attr in dir(module):
-            macro = getattr(module, attr)
-            if isinstance(macro, jinja2.runtime.Macro):
-                called = "_" + attr[len("private__") :] if attr.startswith("private__") else attr
-                setattr(namespace, called, lambda *a, _m=macro, **k: _call(_m, *a, **k))
+    load_macros(env, namespace, "macros/internal/_layout.sql", "macros/internal/_spec.sql")
     return SimpleNamespace(
         table_diff=namespace, estimates=estimates, vars=dbt_vars, last=last, flags=flags
     )
