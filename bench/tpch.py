@@ -72,6 +72,8 @@ IN_SESSION = (
     "no_drift_full_rows",
 )
 E2E = ("dbt build", "join process", "spark_extension process")
+# With the approach no_drift: its `dbt test` as a whole process too (a failing test exits 1).
+E2E_NO_DRIFT = "dbt test no_drift"
 
 
 def parse_share(spec: str) -> float:
@@ -328,16 +330,27 @@ def run_e2e(args: argparse.Namespace, p: dict[str, Any]) -> dict[str, list[Any]]
         "join process": process("join"),
         "spark_extension process": process("spark_extension"),
     }
+    labels = list(E2E)
+    if "no_drift" in args.approaches:
+        test = [dbt[0], "test", "--select", f"no_drift_{p['name']}"]
+        cmds[E2E_NO_DRIFT] = test + common + vars_
+        labels.append(E2E_NO_DRIFT)
     times: dict[str, list[float]] = {}
     for rep in range(args.e2e_reps):
-        order = list(E2E[rep % 3 :] + E2E[: rep % 3])
+        order = labels[rep % len(labels) :] + labels[: rep % len(labels)]
         for label in order:
             t = time.perf_counter()
             proc = subprocess.run(cmds[label], env=child_env(), capture_output=True, text=True)
             times.setdefault(label, []).append(round(time.perf_counter() - t, 3))
-            if proc.returncode != 0:
+            if label == E2E_NO_DRIFT:
+                # dbt exits 1 when the test fails, as it must with drift: its status decides.
+                results = json.loads((project / "target" / "run_results.json").read_text())
+                status = results["results"][0]["status"] if results["results"] else proc.returncode
+                want_status = "pass" if p["truth"]["k"] == 0 else "fail"
+                check(label, {"status": status}, {"status": want_status})
+            elif proc.returncode != 0:
                 raise RuntimeError(f"{label} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-            if label != "dbt build":
+            elif label != "dbt build":
                 check(label, json.loads(proc.stdout.strip().splitlines()[-1]), want(p))
             else:
                 run_results = project / "target" / "run_results.json"
@@ -394,18 +407,27 @@ def report(args: argparse.Namespace, session: dict[str, Any], e2e: dict[str, Any
             "",
             "## Whole processes",
             "",
-            "| drift | " + " | ".join(E2E) + " | dbt build / join | dbt build / spark-extension |",
-            "|---|" + "---:|" * (len(E2E) + 2),
+            "| drift | " + " | ".join(E2E) + " | dbt build / join | dbt build / spark-extension "
+            "| `no_drift` test | `no_drift` / join | `no_drift` / spark-extension |",
+            "|---|" + "---:|" * (len(E2E) + 5),
         ]
         for p in session["pairs"]:
             t = e2e.get(p["spec"])
             if not t:
                 continue
+            test = (
+                f" | {med(t[E2E_NO_DRIFT]):.1f} s"
+                f" | {med(t[E2E_NO_DRIFT]) / med(t['join process']):.2f}x"
+                f" | {med(t[E2E_NO_DRIFT]) / med(t['spark_extension process']):.2f}x |"
+                if E2E_NO_DRIFT in t
+                else " | - | - | - |"
+            )
             lines.append(
                 f"| {p['spec']} | "
                 + " | ".join(f"{med(t[x]):.1f} s" for x in E2E)
                 + f" | {med(t['dbt build']) / med(t['join process']):.2f}x"
-                + f" | {med(t['dbt build']) / med(t['spark_extension process']):.2f}x |"
+                + f" | {med(t['dbt build']) / med(t['spark_extension process']):.2f}x"
+                + test
             )
         lines += ["", "### Seconds per model in the whole `dbt build` (medians)", ""]
         for p in session["pairs"]:
