@@ -244,6 +244,7 @@ BAD_VARS = {
     "limit_not_whole": ("table_diff_broadcast_key_limit", "1.5", "Expected a whole number >= 0"),
     "limit_negative": ("table_diff_broadcast_key_limit", -3, "Expected a whole number >= 0"),
     "ranges_not_whole": ("table_diff_key_range_limit", "2.5", "Expected a whole number >= 0"),
+    "rows_not_whole": ("table_diff_dense_rows", "10M", "Expected a whole number >= 0"),
 }
 
 
