@@ -1,34 +1,54 @@
 #!/usr/bin/env python3
 """`table-diff changes` on twenty changed models: one invocation against the same twenty diffs
-run one pair at a time (ADR 0042).
+run one pair at a time (ADR 0042); and the small case, ten small models against Spark's start.
 
     .venv/bin/python bench/changes.py --sf 0.1 --reps 3
+    .venv/bin/python bench/changes.py --sf 0.001 --models 10 --one-only \\
+        --max-model-rows 10000 --reps 3
 
 The data is TPC-H at scale factor ``--sf`` as ``tpchgen-cli`` writes it (bench/requirements.txt,
 offline; the files under bench/.tpch/sf<N>, as bench/tpch.py keeps them), loaded once as the
 tables of one database that a dbt project reads as sources. The project has twenty models derived
 from them (``MODELS``): projections, joins and aggregates, sixteen with a key
-(``meta: {table_diff: {primary_key: [...]}}``) and four without. It is built into a ``prod``
-schema (``dbt build --target prod --target-path prod_artifacts``), then every model is edited
-(a rounding change, a relabelled value, a filter change or a new column: a share of its rows
-differs) and the edit is built into a ``pr`` schema the way CI builds a pull request (``dbt build
---target pr --select state:modified+ --defer --state prod_artifacts``). All twenty are
-``modified``; none reads another, so none is pruned.
+(``meta: {table_diff: {primary_key: [...]}}``) and four without. ``--models N`` keeps N of them
+(``select_models``: each kind in ``MODELS`` order, the two kinds merged so that every N holds
+keyed and keyless models in their shares of the twenty: ten are eight with a key, two without).
+It is built into a ``prod`` schema (``dbt build --target prod --target-path prod_artifacts``),
+then every model is edited (a rounding change, a relabelled value, a filter change or a new
+column: a share of its rows differs) and the edit is built into a ``pr`` schema the way CI builds
+a pull request (``dbt build --target pr --select state:modified+ --defer --state
+prod_artifacts``). All the models are ``modified``; none reads another, so none is pruned. The
+build is kept and reused while the scale factor and the chosen models' SQL are the same.
+``--max-model-rows R`` then counts every model's rows in prod and pr and stops, naming the model,
+if one holds more than R.
 
 Then, as whole processes (subprocess, wall clock), after one untimed warm-up of each kind,
 ``--reps`` times with the order alternating:
 
-* ``one``: ONE ``table-diff changes --state prod_artifacts --target pr`` process (all twenty
+* ``one``: ONE ``table-diff changes --state prod_artifacts --target pr`` process (all the
   models in one ``dbt run-operation table_diff.diff_changes``, results read back, changes.md
   and changes.json written);
-* ``pairs``: the same twenty comparisons one pair at a time, each a ``dbt run-operation
+* ``pairs``: the same comparisons one pair at a time, each a ``dbt run-operation
   table_diff.diff_changes`` process given a one-model plan: that model's entry of the plan
   ``table-diff changes`` computes (the same relations, key and limits), i.e. the same macro
-  doing the same work per model, minus the shared start-up. Summed over the twenty.
+  doing the same work per model, minus the shared start-up. Summed over the models.
 
 Every per-pair status (``modified`` / ``unchanged``) is checked against the one invocation's
-changes.json. The ratio one / sum is the figure (below 1: one invocation costs less). Written
-to ``--out``: changes_sf<N>.md and .json.
+changes.json. The ratio one / sum is the figure (below 1: one invocation costs less).
+
+``--one-only`` is the small case, for the target "`table-diff changes` on ten changed models
+under 10,000 rows each: at most 3 s a compared model, the whole command at most 60 s beyond
+Spark's start". It times no pairs; against ``one`` it times ``start``, Spark's start: a Python
+process (this venv's) that opens the session dbt's ``method: session`` opens for this project
+(``SparkSession.builder.enableHiveSupport()``, the profile's ``server_side_parameters``: the same
+warehouse and Derby metastore, the same environment as the dbt processes), runs ``show
+databases`` and stops. The report gives both medians, the one command's time beyond Spark's start,
+the seconds each model took inside the one invocation (its changes.json), the largest model's
+rows on either side, and a verdict against each target computed from those figures. At TPC-H
+scale factor 0.001 every source table is under 10,000 rows (lineitem 6,005).
+
+Written to ``--out``: changes_sf<N>.md and .json (changes_sf<N>_<M>models.md with ``--models``
+below twenty, ``..._one.md`` with ``--one-only``).
 """
 
 from __future__ import annotations
@@ -57,6 +77,7 @@ from tpch import generate_lineitem  # noqa: E402
 
 TABLES = ("lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region")
 SCHEMAS = {"prod": "changes_prod", "pr": "changes_pr"}
+PROFILE = "table_diff_changes_bench"  # the project's name and its profile's
 L, OR, C, P, PS, S, N, R = (
     f"{{{{ source('tpch', '{t}') }}}}"
     for t in ("lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region")
@@ -208,6 +229,35 @@ MODELS: dict[str, tuple[list[str] | None, str, str]] = {
 }
 assert len(MODELS) == 20
 
+# The small case's target (--one-only): "`table-diff changes` on ten changed models under 10,000
+# rows each: at most 3 s a compared model, the whole command at most 60 s beyond Spark's start".
+TARGET_MODELS = 10
+TARGET_MODEL_ROWS = 10_000
+TARGET_MODEL_SECONDS = 3.0
+TARGET_BEYOND_START = 60.0
+WORDS = (
+    "no one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty"
+).split()
+
+
+def select_models(n: int) -> list[str]:
+    """The first `n` models of one fixed order: each kind (with a key, without) in `MODELS` order,
+    the two merged by how far through its own kind a model is (then `MODELS` order), so that the
+    first `n` hold each kind in its share of the twenty: ten are eight keyed and two keyless."""
+    if not 1 <= n <= len(MODELS):
+        raise ValueError(f"--models must be between 1 and {len(MODELS)}, not {n}")
+    names = list(MODELS)
+    kinds = {
+        keyed: [m for m in names if (MODELS[m][0] is not None) == keyed] for keyed in (True, False)
+    }
+
+    def place(name: str) -> tuple[float, int]:
+        kind = kinds[MODELS[name][0] is not None]
+        return (kind.index(name) + 1) / len(kind), names.index(name)
+
+    return sorted(names, key=place)[:n]
+
 
 def database(sf: float) -> str:
     return f"tpch_sf{sf:g}".replace(".", "_")
@@ -215,6 +265,19 @@ def database(sf: float) -> str:
 
 def home_of(args: argparse.Namespace) -> Path:
     return args.spark_home / f"changes_sf{args.sf:g}"
+
+
+def results_stem(args: argparse.Namespace) -> str:
+    """The results files' name: changes_sf<N>, then _<M>models when not all twenty, then _one for
+    --one-only (so that a small case never overwrites the twenty's results)."""
+    stem = f"changes_sf{args.sf:g}"
+    if len(args.selected) != len(MODELS):
+        stem += f"_{len(args.selected)}models"
+    return stem + ("_one" if args.one_only else "")
+
+
+def in_words(n: int) -> str:
+    return WORDS[n] if n < len(WORDS) else str(n)
 
 
 def generate(sf: float) -> Path:
@@ -245,6 +308,62 @@ def load(args: argparse.Namespace) -> None:
     spark.stop()
 
 
+def count_rows(args: argparse.Namespace) -> None:
+    """Child process: every chosen model's rows in prod and pr, as JSON."""
+    spark = start_spark(spark_conf(home_of(args), args.driver_memory))
+    rows = {
+        name: {side: spark.table(f"{schema}.{name}").count() for side, schema in SCHEMAS.items()}
+        for name in args.selected
+    }
+    print(json.dumps(rows))
+    spark.stop()
+
+
+def child_command(args: argparse.Namespace, flag: str) -> list[str]:
+    """This script as a child process (`flag`: --load or --count-rows) on the same data."""
+    cmd = [sys.executable, __file__, "--sf", f"{args.sf:g}", "--models", str(len(args.selected))]
+    cmd += [flag, "--spark-home", str(args.spark_home), "--driver-memory", args.driver_memory]
+    return cmd
+
+
+def model_rows(args: argparse.Namespace, root: Path) -> dict[str, dict[str, int]]:
+    """Every chosen model's rows in prod and pr, counted by a child process once per build (kept
+    in the project's .rows.json with the build's stamp)."""
+    kept = root / ".rows.json"
+    stamp = build_stamp(args)
+    if kept.exists() and json.loads(kept.read_text()).get("stamp") == stamp:
+        return json.loads(kept.read_text())["rows"]
+    proc = subprocess.run(
+        child_command(args, "--count-rows"), env=child_env(), capture_output=True, text=True
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"counting the models' rows failed:\n{proc.stderr[-4000:]}")
+    rows = json.loads(proc.stdout.strip().splitlines()[-1])
+    kept.write_text(json.dumps({"stamp": stamp, "rows": rows}))
+    return rows
+
+
+def check_model_rows(rows: dict[str, dict[str, int]], limit: int) -> str:
+    """Stops (SystemExit) naming each model that holds more than `limit` rows on a side; else the
+    line that says the largest is within it."""
+    over = [
+        f"{name} has {n:,} rows in {side} ({SCHEMAS[side]}.{name})"
+        for name, sides in rows.items()
+        for side, n in sides.items()
+        if n > limit
+    ]
+    if over:
+        raise SystemExit(
+            f"--max-model-rows {limit:,}: {'; '.join(over)}. Build smaller models: a smaller "
+            "--sf (0.001: lineitem 6,005 rows) or other --models."
+        )
+    name, side, n = max(
+        ((name, side, n) for name, sides in rows.items() for side, n in sides.items()),
+        key=lambda row: row[2],
+    )
+    return f"model rows: at most {n:,} ({name} in {side}), within --max-model-rows {limit:,}"
+
+
 def model_file(name: str, key: list[str] | None, sql: str) -> str:
     head = f"{{{{ config(meta={{'table_diff': {{'primary_key': {key!r}}}}}) }}}}\n" if key else ""
     return head + sql + "\n"
@@ -257,13 +376,13 @@ def write_project(args: argparse.Namespace, side: str) -> Path:
     root = home_of(args) / "project"
     root.mkdir(parents=True, exist_ok=True)
     project = {
-        "name": "table_diff_changes_bench",
+        "name": PROFILE,
         "version": "1.0.0",
         "config-version": 2,
-        "profile": "table_diff_changes_bench",
+        "profile": PROFILE,
         "model-paths": ["models"],
         "flags": {"send_anonymous_usage_stats": False, "partial_parse": True},
-        "models": {"table_diff_changes_bench": {"+materialized": "table"}},
+        "models": {PROFILE: {"+materialized": "table"}},
         # The package's results table as parquet, as in the test suite (no Delta jars needed).
         "vars": {"table_diff_file_format": "parquet"},
     }
@@ -277,7 +396,7 @@ def write_project(args: argparse.Namespace, side: str) -> Path:
         "server_side_parameters": conf,
     }
     profile = {
-        "table_diff_changes_bench": {
+        PROFILE: {
             "target": "pr",
             "outputs": {t: {**output, "schema": s} for t, s in SCHEMAS.items()},
         }
@@ -297,11 +416,15 @@ def write_project(args: argparse.Namespace, side: str) -> Path:
         ],
     }
     (models / "_sources.yml").write_text(yaml.safe_dump(sources, sort_keys=False))
-    for name, (key, prod, pr) in MODELS.items():
+    for name in args.selected:
+        key, prod, pr = MODELS[name]
         text = model_file(name, key, prod if side == "prod" else pr)
         path = models / f"{name}.sql"
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
+    for path in models.glob("*.sql"):  # the models of an earlier, other selection
+        if path.stem not in args.selected:
+            path.unlink()
     return root
 
 
@@ -331,7 +454,10 @@ def run_logged(cmd: list[str], log: Path) -> dict[str, Any]:
 
 
 def build_stamp(args: argparse.Namespace) -> str:
-    text = json.dumps({"sf": args.sf, "models": MODELS, "schemas": SCHEMAS}, sort_keys=True)
+    """The scale factor, the chosen models (names, keys and both SQLs) and the schemas: a build of
+    other models is built again (all twenty stamp as they did before --models)."""
+    models = {name: MODELS[name] for name in args.selected}
+    text = json.dumps({"sf": args.sf, "models": models, "schemas": SCHEMAS}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -346,13 +472,14 @@ def setup(args: argparse.Namespace) -> Path:
         return root
     t = time.perf_counter()
     generate(args.sf)
-    load_cmd = [sys.executable, __file__, "--sf", f"{args.sf:g}", "--load"]
-    load_cmd += ["--spark-home", str(args.spark_home), "--driver-memory", args.driver_memory]
-    proc = subprocess.run(load_cmd, env=child_env(), capture_output=True, text=True)
+    proc = subprocess.run(
+        child_command(args, "--load"), env=child_env(), capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"loading the TPC-H tables failed:\n{proc.stderr[-4000:]}")
     print(f"tables: {proc.stdout.strip().splitlines()[-1]}", flush=True)
     root = write_project(args, "prod")
+    (root / ".rows.json").unlink(missing_ok=True)
     common = ["--project-dir", str(root), "--profiles-dir", str(root)]
     logs = home / "logs"
     run_logged([dbt_bin(), "deps", *common], logs / "deps.log")
@@ -379,6 +506,35 @@ WITH_FLAGS = (
 )
 
 
+# Spark's start (--one-only): the session dbt-spark's `method: session` opens (its Cursor.execute:
+# `SparkSession.builder.enableHiveSupport()`, each of the profile's `server_side_parameters` as a
+# config, `getOrCreate()`), read from the project's own profiles.yml; one query, so the Derby
+# metastore opens as it does for dbt's first one; then stopped.
+SPARK_START = """\
+import sys
+
+import yaml
+from pyspark.sql import SparkSession
+
+profiles, profile, target = sys.argv[1:4]
+with open(profiles) as f:
+    output = yaml.safe_load(f)[profile]["outputs"][target]
+builder = SparkSession.builder.enableHiveSupport()
+for key, value in output.get("server_side_parameters", {}).items():
+    builder = builder.config(key, value)
+spark = builder.getOrCreate()
+spark.sql("show databases").collect()
+spark.stop()
+"""
+
+
+def spark_start_command(root: Path) -> list[str]:
+    """A process of this venv's Python that only opens and stops the project's Spark session (the
+    `pr` target's, as `table-diff changes --target pr` opens it)."""
+    profiles = root / "profiles.yml"
+    return [sys.executable, "-c", SPARK_START, str(profiles), PROFILE, "pr"]
+
+
 def set_dbt_flags(root: Path) -> None:
     """dbt's global flags (the project's flags included), as a dbt invocation leaves them: dbt's
     state comparison (``select_changes``) reads them."""
@@ -387,7 +543,7 @@ def set_dbt_flags(root: Path) -> None:
     set_from_args(argparse.Namespace(project_dir=str(root), profiles_dir=str(root)), None)
 
 
-def plan_entries(root: Path) -> list[dict[str, Any]]:
+def plan_entries(root: Path, names: list[str]) -> list[dict[str, Any]]:
     """The plan `table-diff changes` computes from the two manifests (pure Python, no Spark)."""
     from dbt_table_diff.changes.artifacts import load_artifacts
     from dbt_table_diff.changes.plan import build_plan
@@ -396,10 +552,13 @@ def plan_entries(root: Path) -> list[dict[str, Any]]:
     set_dbt_flags(root)
     artifacts = load_artifacts(root / "target", root / "prod_artifacts")
     plan = build_plan(select_changes(artifacts), artifacts.current)
-    names = sorted(e["name"] for e in plan.entries)
-    if names != sorted(MODELS) or {e["change"] for e in plan.entries} != {"modified"}:
+    got = sorted(e["name"] for e in plan.entries)
+    if got != sorted(names) or {e["change"] for e in plan.entries} != {"modified"}:
         got = [(e["name"], e["change"]) for e in plan.entries]
-        raise AssertionError(f"expected the twenty models, all modified; the plan has {got}")
+        raise AssertionError(
+            f"expected the {in_words(len(names))} models {sorted(names)}, all modified; the plan "
+            f"has {got}"
+        )
     return plan.entries
 
 
@@ -444,12 +603,15 @@ STATUS_LINE = re.compile(r"table_diff\.diff_changes: (\w+) \((\w+)\): (\w+)")
 def measure(
     args: argparse.Namespace, root: Path, written: Callable[[dict[str, Any]], None]
 ) -> dict[str, Any]:
-    """Warm-up, then the repetitions; `written` is given the results after each one."""
+    """Warm-up, then the repetitions; `written` is given the results after each one. With
+    --one-only, Spark's start takes the place of the pairs."""
     home = home_of(args)
     logs = home / "logs"
-    entries = plan_entries(root)
+    entries = plan_entries(root, args.selected)
     one, pairs = commands(args, root, entries)
+    start = spark_start_command(root)
     order = [e["name"] for e in entries]
+    many = in_words(len(order))
 
     def run_one(tag: str) -> tuple[dict[str, Any], dict[str, Any]]:
         r = run_logged(one, logs / f"one_{tag}.log")
@@ -466,6 +628,9 @@ def measure(
                 f"{want[name]['status']} ({log})"
             )
         return r
+
+    def run_start(tag: str) -> dict[str, Any]:
+        return run_logged(start, logs / f"start_{tag}.log")
 
     def first_one(tag: str) -> tuple[dict[str, Any], dict[str, Any]]:
         """The first one invocation: falls back to FLAGS_BUG's workaround if it must."""
@@ -491,11 +656,13 @@ def measure(
 
     models: dict[str, Any] = {}
     reps: list[dict[str, Any]] = []
-    earlier = args.out / f"changes_sf{args.sf:g}.json"
+    earlier = args.out / f"{results_stem(args)}.json"
     if args.resume and earlier.exists():
         before = json.loads(earlier.read_text())
         if before.get("order") != order or before["args"]["sf"] != args.sf:
             raise SystemExit(f"--resume: {earlier} is of other models or another scale factor")
+        if before["args"].get("one_only", False) != args.one_only:
+            raise SystemExit(f"--resume: {earlier} times other processes (--one-only or not)")
         reps = before["reps"]
         models = reps[-1]["one_models"]
         if before["one_command"][1] == "-c":
@@ -504,40 +671,60 @@ def measure(
         args.warmup = before.get("warmup", True)
         print(f"resuming after the {len(reps)} repetition(s) of {earlier}", flush=True)
     elif args.warmup:
-        print("warm-up (untimed): one invocation, then one pair", flush=True)
+        other = "Spark's start" if args.one_only else "one pair"
+        print(f"warm-up (untimed): one invocation, then {other}", flush=True)
         _, models = first_one("warmup")
-        r = run_pair(order[0], "warmup", models)
-        print(f"  pair {order[0]}: {r['wall']:.1f}s", flush=True)
+        if args.one_only:
+            r = run_start("warmup")
+            print(f"  Spark's start: {r['wall']:.1f}s", flush=True)
+        else:
+            r = run_pair(order[0], "warmup", models)
+            print(f"  pair {order[0]}: {r['wall']:.1f}s", flush=True)
 
     def result() -> dict[str, Any]:
-        return {
+        got = {
             "order": order,
             "entries": entries,
             "reps": reps,
             "one_command": one,
             "warmup": args.warmup,
+            "one_only": args.one_only,
         }
+        return {**got, "start_command": start} if args.one_only else got
 
+    kinds = ("one", "start") if args.one_only else ("one", "pairs")
     for rep in range(len(reps), args.reps):
-        got: dict[str, Any] = {"pairs": {}}
-        for kind in ("one", "pairs") if rep % 2 == 0 else ("pairs", "one"):
+        got: dict[str, Any] = {} if args.one_only else {"pairs": {}}
+        for kind in kinds if rep % 2 == 0 else kinds[::-1]:
             if kind == "one":
                 got["one"], got["one_models"] = (first_one if not models else run_one)(str(rep))
                 models = models or got["one_models"]
                 print(f"rep {rep + 1}: one invocation {got['one']['wall']:.1f}s", flush=True)
-                continue
-            for name in order:
-                got["pairs"][name] = run_pair(name, str(rep), models)
-                print(f"rep {rep + 1}: pair {name} {got['pairs'][name]['wall']:.1f}s", flush=True)
-        got["sum_wall"] = round(sum(p["wall"] for p in got["pairs"].values()), 3)
-        got["sum_cpu"] = round(sum(p["cpu"] for p in got["pairs"].values()), 3)
-        got["ratio_wall"] = round(got["one"]["wall"] / got["sum_wall"], 4)
-        got["ratio_cpu"] = round(got["one"]["cpu"] / got["sum_cpu"], 4)
-        print(
-            f"rep {rep + 1}: one {got['one']['wall']:.1f}s vs sum of twenty "
-            f"{got['sum_wall']:.1f}s: {got['ratio_wall']:.3f}",
-            flush=True,
-        )
+            elif kind == "start":
+                got["start"] = run_start(str(rep))
+                print(f"rep {rep + 1}: Spark's start {got['start']['wall']:.1f}s", flush=True)
+            else:
+                for name in order:
+                    got["pairs"][name] = run_pair(name, str(rep), models)
+                    wall = got["pairs"][name]["wall"]
+                    print(f"rep {rep + 1}: pair {name} {wall:.1f}s", flush=True)
+        if args.one_only:
+            got["beyond_start"] = round(got["one"]["wall"] - got["start"]["wall"], 3)
+            print(
+                f"rep {rep + 1}: one {got['one']['wall']:.1f}s, Spark's start "
+                f"{got['start']['wall']:.1f}s: {got['beyond_start']:.1f}s beyond it",
+                flush=True,
+            )
+        else:
+            got["sum_wall"] = round(sum(p["wall"] for p in got["pairs"].values()), 3)
+            got["sum_cpu"] = round(sum(p["cpu"] for p in got["pairs"].values()), 3)
+            got["ratio_wall"] = round(got["one"]["wall"] / got["sum_wall"], 4)
+            got["ratio_cpu"] = round(got["one"]["cpu"] / got["sum_cpu"], 4)
+            print(
+                f"rep {rep + 1}: one {got['one']['wall']:.1f}s vs sum of {many} "
+                f"{got['sum_wall']:.1f}s: {got['ratio_wall']:.3f}",
+                flush=True,
+            )
         reps.append(got)
         written(result())
     return result()
@@ -579,6 +766,8 @@ def machine_info() -> dict[str, Any]:
 
 def summarize(result: dict[str, Any]) -> dict[str, Any]:
     reps = result["reps"]
+    if result.get("one_only"):
+        return summarize_small(result)
     return {
         "one_wall": med([r["one"]["wall"] for r in reps]),
         "one_cpu": med([r["one"]["cpu"] for r in reps]),
@@ -597,18 +786,99 @@ def summarize(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def report(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any]) -> str:
-    s = result["summary"]
-    last = result["reps"][-1]["one_models"]
-    n = len(result["reps"])
-    lines = [
-        f"# `table-diff changes` on twenty models, TPC-H scale factor {args.sf:g}",
-        "",
+def summarize_small(result: dict[str, Any]) -> dict[str, Any]:
+    """--one-only: the one command and Spark's start (medians), the seconds beyond it, each
+    model's seconds inside the one invocation and rows (its changes.json), and each of the
+    target's conditions, met or not, from those figures."""
+    reps, order = result["reps"], result["order"]
+    one, start = med([r["one"]["wall"] for r in reps]), med([r["start"]["wall"] for r in reps])
+    inside = {n: med([r["one_models"][n]["seconds"] for r in reps]) for n in order}
+    last = reps[-1]["one_models"]
+    rows = {n: max(last[n]["rows_production"] or 0, last[n]["rows_current"] or 0) for n in order}
+    slowest, largest = max(order, key=inside.get), max(order, key=rows.get)
+    beyond = round(one - start, 3)
+    return {
+        "one_wall": one,
+        "one_cpu": med([r["one"]["cpu"] for r in reps]),
+        "start_wall": start,
+        "beyond_start": beyond,
+        "beyond_start_median": med([r["beyond_start"] for r in reps]),
+        "models": len(order),
+        "macro_seconds_in_one": inside,
+        "model_seconds_mean": round(statistics.fmean(inside.values()), 3),
+        "slowest_model": slowest,
+        "largest_model": largest,
+        "largest_rows": {side: last[largest][f"rows_{side}"] for side in ("production", "current")},
+        "meets": {
+            "models": len(order) == TARGET_MODELS,
+            "rows": rows[largest] < TARGET_MODEL_ROWS,
+            "model_seconds": inside[slowest] <= TARGET_MODEL_SECONDS,
+            "beyond_start": beyond <= TARGET_BEYOND_START,
+        },
+    }
+
+
+def machine_line(info: dict[str, Any], compare: str) -> str:
+    return (
         f"Machine: {info['nproc']} cores ({info['cpu']}), {info['memory_gib']} GiB RAM, "
         f"pyspark {info['pyspark']} (local[*]), dbt-core {info['dbt_core']}, Python "
         f"{info['python']}; {info['date']}. Shared machine: other work may have been running "
-        f"(load average at the end {' '.join(info['loadavg_at_end'])}); compare the ratio, not "
-        "the seconds.",
+        f"(load average at the end {' '.join(info['loadavg_at_end'])}); {compare}."
+    )
+
+
+def verdict_lines(s: dict[str, Any]) -> list[str]:
+    """The small case against its target, each line from `s['meets']` (summarize_small's)."""
+    meets = s["meets"]
+
+    def mark(ok: bool) -> str:
+        return "**met**" if ok else "**missed**"
+
+    big = s["largest_rows"]
+    case = meets["models"] and meets["rows"]
+    missed = [
+        what
+        for what, key in (
+            (f"at most {TARGET_MODEL_SECONDS:g} s a compared model", "model_seconds"),
+            (f"at most {TARGET_BEYOND_START:g} s beyond Spark's start", "beyond_start"),
+        )
+        if not meets[key]
+    ]
+    inside = s["macro_seconds_in_one"][s["slowest_model"]]
+    return [
+        f"- The case: {s['models']} changed models compared (the target's: {TARGET_MODELS}); the "
+        f"largest, {s['largest_model']}, has {big['production'] or 0:,} rows in prod and "
+        f"{big['current'] or 0:,} in pr: "
+        + (
+            f"under {TARGET_MODEL_ROWS:,} rows each"
+            if meets["rows"]
+            else f"**not under {TARGET_MODEL_ROWS:,} rows each**"
+        )
+        + ("." if case else "; **not the target's case**, so the verdict is not the target's."),
+        f"- At most {TARGET_MODEL_SECONDS:g} s a compared model: the slowest, "
+        f"{s['slowest_model']}, took {inside:.1f} s inside the one invocation (mean "
+        f"{s['model_seconds_mean']:.1f} s): {mark(meets['model_seconds'])}.",
+        f"- At most {TARGET_BEYOND_START:g} s beyond Spark's start: {s['beyond_start']:.1f} s "
+        f"({s['one_wall']:.1f} s - {s['start_wall']:.1f} s): {mark(meets['beyond_start'])}.",
+        "",
+        "**Verdict: "
+        + ("both targets met" if not missed else f"missed ({'; '.join(missed)})")
+        + ("" if case else ", on another case than the target's")
+        + ".**",
+    ]
+
+
+def report_small(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any]) -> str:
+    """--one-only's report: the one command against Spark's start, the target, each model."""
+    s = result["summary"]
+    last = result["reps"][-1]["one_models"]
+    n = len(result["reps"])
+    keyed = sum(1 for name in result["order"] if MODELS[name][0])
+    lines = [
+        f"# `table-diff changes` on {in_words(s['models'])} small models against Spark's start, "
+        f"TPC-H scale factor {args.sf:g}",
+        "",
+        machine_line(info, "compare the difference, not the seconds"),
         "",
         f"Command: `{' '.join(args.argv)}`. Whole processes, wall clock, medians of {n} "
         f"repetition(s) (of {args.reps} asked) "
@@ -617,15 +887,99 @@ def report(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any
             if result["warmup"]
             else "without a warm-up of their own (an earlier run had just run the same processes)"
         )
-        + ", the order alternating (odd repetitions: the one invocation first; even: the twenty "
-        "first).",
+        + ", the order alternating (odd repetitions: the one invocation first; even: Spark's "
+        "start first).",
         "",
-        "## One invocation against twenty, one pair at a time",
+        f'Target: "`table-diff changes` on ten changed models under {TARGET_MODEL_ROWS:,} rows '
+        f"each: at most {TARGET_MODEL_SECONDS:g} s a compared model, the whole command at most "
+        f"{TARGET_BEYOND_START:g} s beyond Spark's start\".",
+        "",
+        *verdict_lines(s),
+        "",
+        "## One invocation against Spark's start",
         "",
         "| | wall (median) |",
         "|---|---:|",
-        f"| one `table-diff changes` process (20 models) | {s['one_wall']:.1f} s |",
-        f"| sum of 20 `dbt run-operation table_diff.diff_changes` processes, one model each | "
+        f"| one `table-diff changes` process ({s['models']} models, {keyed} with a key) | "
+        f"{s['one_wall']:.1f} s |",
+        "| Spark's start: a Python process that opens the project's session as dbt does, runs "
+        f"`show databases` and stops | {s['start_wall']:.1f} s |",
+        f"| **beyond Spark's start** | **{s['beyond_start']:.1f} s** (median of per-repetition "
+        f"differences {s['beyond_start_median']:.1f} s) |",
+        "",
+        "Per repetition (wall): "
+        + "; ".join(
+            f"{r['one']['wall']:.1f} s vs {r['start']['wall']:.1f} s ({r['beyond_start']:.1f} s)"
+            for r in result["reps"]
+        )
+        + ".",
+        "",
+        "Spark's start is `python -c` (this venv's) with the same environment as the dbt "
+        "processes (SPARK_CONF_DIR, PYSPARK_PYTHON): `SparkSession.builder.enableHiveSupport()`, "
+        "each of the `pr` target's `server_side_parameters` from the project's profiles.yml (the "
+        "same warehouse and Derby metastore), `getOrCreate()`, as dbt-spark's `method: session` "
+        "opens it; `show databases` opens the metastore; then `stop()`. What the one command "
+        "takes beyond it is Python's and dbt's imports, dbt's parse, the state comparison, the "
+        "comparisons and the results' write and read.",
+        "",
+        "## Per model",
+        "",
+        "| model | key | rows in prod | rows in pr | status | verdict (one invocation) | "
+        "seconds inside the one invocation (median) |",
+        "|---|---|---:|---:|---|---|---:|",
+    ]
+
+    def rows(n: int | None) -> str:
+        return "-" if n is None else f"{n:,}"
+
+    for name in result["order"]:
+        key, m = MODELS[name][0], last[name]
+        lines.append(
+            f"| {name} | {', '.join(key) if key else '(none)'} | {rows(m['rows_production'])} | "
+            f"{rows(m['rows_current'])} | {m['status']} | {m['verdict']} | "
+            f"{s['macro_seconds_in_one'][name]:.1f} |"
+        )
+    inside = sum(s["macro_seconds_in_one"].values())
+    lines += [
+        "",
+        f"The per-model seconds inside the one invocation add up to {inside:.1f} s of its "
+        f"{s['one_wall']:.1f} s, {inside / s['models']:.2f} s a model; the rest beyond Spark's "
+        f"start ({s['beyond_start'] - inside:.1f} s) is the rest of the command: the imports, "
+        "dbt's parse and state comparison, the relations' catalog look-ups, the results' write "
+        "and read.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def report(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any]) -> str:
+    if result.get("one_only"):
+        return report_small(args, result, info)
+    s = result["summary"]
+    last = result["reps"][-1]["one_models"]
+    n = len(result["reps"])
+    count = len(result["order"])
+    many = in_words(count)
+    lines = [
+        f"# `table-diff changes` on {many} models, TPC-H scale factor {args.sf:g}",
+        "",
+        machine_line(info, "compare the ratio, not the seconds"),
+        "",
+        f"Command: `{' '.join(args.argv)}`. Whole processes, wall clock, medians of {n} "
+        f"repetition(s) (of {args.reps} asked) "
+        + (
+            "after one untimed warm-up of each kind"
+            if result["warmup"]
+            else "without a warm-up of their own (an earlier run had just run the same processes)"
+        )
+        + f", the order alternating (odd repetitions: the one invocation first; even: the {many} "
+        "first).",
+        "",
+        f"## One invocation against {many}, one pair at a time",
+        "",
+        "| | wall (median) |",
+        "|---|---:|",
+        f"| one `table-diff changes` process ({count} models) | {s['one_wall']:.1f} s |",
+        f"| sum of {count} `dbt run-operation table_diff.diff_changes` processes, one model each | "
         f"{s['sum_wall']:.1f} s |",
         f"| **one / sum** | **{s['ratio_of_medians']:.3f}** (median of per-repetition ratios "
         f"{s['ratio_median']:.3f}) |",
@@ -692,7 +1046,7 @@ def report(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any
         f"The per-model seconds inside the one invocation add up to {inside:.1f} s of its "
         f"{s['one_wall']:.1f} s; the rest ({s['one_wall'] - inside:.1f} s) is its start (Python, "
         "dbt's parse, a Spark JVM and its Hive metastore), the relations' catalog look-ups and "
-        "the results' write and read. The twenty processes take "
+        f"the results' write and read. The {many} processes take "
         f"{s['sum_wall'] - inside:.1f} s more than those per-model seconds together, "
         f"{(s['sum_wall'] - inside) / len(result['order']):.1f} s a process: each pays the start "
         "again, and each runs its queries on a cold JVM.",
@@ -700,10 +1054,29 @@ def report(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sf", type=float, default=0.1, help="TPC-H scale factor (default 0.1)")
+    ap.add_argument(
+        "--models",
+        type=int,
+        default=len(MODELS),
+        help=f"build and compare the first N of the {len(MODELS)} models, keyed and keyless in "
+        f"their shares (select_models; default all {len(MODELS)})",
+    )
+    ap.add_argument(
+        "--one-only",
+        action="store_true",
+        help="the small case: time the one table-diff changes process against Spark's start "
+        "(a Python process opening the project's session), no per-pair processes",
+    )
+    ap.add_argument(
+        "--max-model-rows",
+        type=int,
+        default=None,
+        help="after the setup, count every model's rows in prod and pr and stop if one holds "
+        "more than this",
+    )
     ap.add_argument("--reps", type=int, default=3, help="timed repetitions (default 3)")
     ap.add_argument("--driver-memory", default="4g")
     ap.add_argument("--out", type=Path, default=BENCH / "results")
@@ -738,50 +1111,95 @@ def main(argv: list[str] | None = None) -> int:
         help="write the .md again from the results file's .json; run nothing",
     )
     ap.add_argument("--load", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--count-rows", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.argv = [".venv/bin/python bench/changes.py", *argv]
     if args.reps < 1:
         ap.error("--reps must be at least 1")
+    if args.max_model_rows is not None and args.max_model_rows < 0:
+        ap.error("--max-model-rows must not be negative")
+    try:
+        args.selected = select_models(args.models)
+    except ValueError as exc:
+        ap.error(str(exc))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.load:
         load(args)
         return 0
+    if args.count_rows:
+        count_rows(args)
+        return 0
     if args.report_only:
-        saved = json.loads((args.out / f"changes_sf{args.sf:g}.json").read_text())
+        saved = json.loads((args.out / f"{results_stem(args)}.json").read_text())
         args.reps = saved["args"]["reps"]
         # A results file written before `argv` was kept: the command that reproduces it.
         default = [".venv/bin/python bench/changes.py", "--sf", f"{args.sf:g}"]
         args.argv = saved.get("argv") or [*default, "--reps", str(args.reps)]
-        result = {k: saved[k] for k in ("order", "entries", "reps", "one_command")}
-        report_md(args, {**result, "warmup": saved.get("warmup", True)}, saved["machine"])
+        keep = ("order", "entries", "reps", "one_command", "start_command")
+        result = {k: saved[k] for k in keep if k in saved}
+        result |= {"warmup": saved.get("warmup", True), "one_only": saved.get("one_only", False)}
+        report_md(args, result, saved["machine"])
         return 0
     if args.dry_run:
-        root = write_project(args, "prod")
-        keyed = sum(1 for k, _, _ in MODELS.values() if k)
-        print(f"project: {root}; {len(MODELS)} models ({keyed} with a key)")
-        print(f"sources: TPC-H sf {args.sf:g} as {database(args.sf)}.{{{','.join(TABLES)}}}")
-        print(f"then: dbt build --target prod, edits, dbt build --target pr ({SCHEMAS})")
-        print(f"timed: 1 table-diff changes process vs {len(MODELS)} run-operation processes")
+        dry_run(args)
         return 0
     root = setup(args)
+    if args.max_model_rows is not None:
+        print(check_model_rows(model_rows(args, root), args.max_model_rows), flush=True)
     measure(args, root, lambda result: write(args, result))
     return 0
 
 
+def dry_run(args: argparse.Namespace) -> None:
+    """The project (production's models) written, the plan printed; nothing run."""
+    root = write_project(args, "prod")
+    keyed = [name for name in args.selected if MODELS[name][0]]
+    keyless = [name for name in args.selected if not MODELS[name][0]]
+    print(f"project: {root}; {len(args.selected)} models ({len(keyed)} with a key)")
+    print(f"  with a key: {', '.join(keyed) or '(none)'}")
+    print(f"  without: {', '.join(keyless) or '(none)'}")
+    print(f"sources: TPC-H sf {args.sf:g} as {database(args.sf)}.{{{','.join(TABLES)}}}")
+    print(f"  files: {BENCH / '.tpch' / f'sf{args.sf:g}'}")
+    print(f"then: dbt build --target prod, edits, dbt build --target pr ({SCHEMAS})")
+    if args.max_model_rows is not None:
+        print(f"then: every model's rows in prod and pr, at most {args.max_model_rows:,} each")
+    if args.one_only:
+        python, _, _, profiles, profile, target = spark_start_command(root)
+        print("timed: 1 table-diff changes process vs Spark's start, a process of")
+        print(f"  {python} -c <SPARK_START> {profiles} {profile} {target}")
+    else:
+        n = len(args.selected)
+        print(f"timed: 1 table-diff changes process vs {n} run-operation processes")
+    print(f"results: {args.out / results_stem(args)}.md and .json")
+
+
 def write(args: argparse.Namespace, result: dict[str, Any]) -> None:
-    """The results so far (after each repetition): changes_sf<N>.json and .md."""
+    """The results so far (after each repetition): changes_sf<N>[...].json and .md."""
     result = {**result, "summary": summarize(result)}
     info = machine_info()
-    result = {"machine": info, "args": {"sf": args.sf, "reps": args.reps}, **result}
+    kept = {
+        "sf": args.sf,
+        "reps": args.reps,
+        "models": len(args.selected),
+        "one_only": args.one_only,
+        "max_model_rows": args.max_model_rows,
+    }
+    result = {"machine": info, "args": kept, **result}
     result["argv"] = args.argv
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"changes_sf{args.sf:g}.json").write_text(json.dumps(result, indent=2, default=str))
+    text = json.dumps(result, indent=2, default=str)
+    (args.out / f"{results_stem(args)}.json").write_text(text)
     report_md(args, result, info)
 
 
 def report_md(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any]) -> None:
     result = {**result, "summary": summarize(result)}
     text = report(args, result, info)
-    (args.out / f"changes_sf{args.sf:g}.md").write_text(text)
+    (args.out / f"{results_stem(args)}.md").write_text(text)
     print(text, flush=True)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import importlib.util
 import json
 import re
@@ -423,3 +424,215 @@ def test_model_profile_gives_each_sql_execution_to_the_node_it_ran_in(tmp_path):
     table = model_profile.profile_table(list(got.values()))
     assert table[2].startswith("| a__ranges | 4.0 | 1.0 | 3.0 | 2 | 1.6 | 2 | 101 | 3 |")
     assert table[-1].startswith("| (outside nodes) | - | - | - | 2 |")
+
+
+changes = _load("table_diff_bench_changes", "changes.py")
+MACHINE = {
+    "nproc": 2,
+    "cpu": "test",
+    "memory_gib": 8.0,
+    "pyspark": "4.0.0",
+    "dbt_core": "1.10.0",
+    "python": "3.11.0",
+    "date": "2026-12-06T00:00:00+00:00",
+    "loadavg_at_end": ["0.1", "0.1", "0.1"],
+}
+SMALL = ["--sf", "0.001", "--models", "10", "--one-only", "--max-model-rows", "10000"]
+
+
+def test_changes_model_selection():
+    """bench/changes.py --models N: the first N of one fixed order, each kind (keyed, keyless) in
+    MODELS order and in its share of the twenty (a keyless model every fifth); out of range is
+    refused; the build stamp follows the selection (all twenty stamp as before --models)."""
+    keyed = [m for m, (key, _, _) in changes.MODELS.items() if key]
+    keyless = [m for m, (key, _, _) in changes.MODELS.items() if not key]
+    every = changes.select_models(20)
+    assert sorted(every) == sorted(changes.MODELS)
+    assert changes.select_models(10) == keyed[:4] + keyless[:1] + keyed[4:8] + keyless[1:2]
+    for n in range(1, 21):
+        got = changes.select_models(n)
+        assert got == every[:n]
+        assert [m for m in got if m in keyless] == keyless[: n // 5]
+        assert [m for m in got if m in keyed] == keyed[: n - n // 5]
+    for bad in ("0", "21"):
+        with pytest.raises(SystemExit):
+            changes.parse_args(["--models", bad])
+
+    ten = changes.parse_args(SMALL)
+    assert ten.selected == changes.select_models(10) and ten.one_only
+    twenty = changes.parse_args(["--sf", "0.001"])
+    assert changes.build_stamp(ten) != changes.build_stamp(twenty)
+    before = {"sf": 0.001, "models": changes.MODELS, "schemas": changes.SCHEMAS}
+    text = json.dumps(before, sort_keys=True).encode()
+    assert changes.build_stamp(twenty) == hashlib.sha256(text).hexdigest()
+    assert changes.results_stem(twenty) == "changes_sf0.001"
+    assert changes.results_stem(ten) == "changes_sf0.001_10models_one"
+
+
+def test_changes_project_and_spark_start(tmp_path, monkeypatch):
+    """The project holds the chosen models only (an earlier selection's files go), and Spark's
+    start opens the session dbt-spark's `method: session` would: enableHiveSupport, the pr
+    target's server_side_parameters from the project's profiles.yml, then `show databases`."""
+    home = ["--spark-home", str(tmp_path)]
+    changes.write_project(changes.parse_args(["--sf", "0.001", *home]), "prod")
+    args = changes.parse_args([*SMALL, *home])
+    root = changes.write_project(args, "pr")
+    assert sorted(p.stem for p in (root / "models").glob("*.sql")) == sorted(args.selected)
+
+    calls = []
+
+    class Builder:
+        def enableHiveSupport(self):
+            calls.append(("hive",))
+            return self
+
+        def config(self, key, value):
+            calls.append(("config", key, value))
+            return self
+
+        def getOrCreate(self):
+            calls.append(("getOrCreate",))
+            return self
+
+        def sql(self, query):
+            calls.append(("sql", query))
+            return self
+
+        def collect(self):
+            return []
+
+        def stop(self):
+            calls.append(("stop",))
+
+    fake = type(sys)("pyspark.sql")
+    fake.SparkSession = type("SparkSession", (), {"builder": Builder()})
+    monkeypatch.setitem(sys.modules, "pyspark.sql", fake)
+    python, flag, code, *rest = changes.spark_start_command(root)
+    assert (python, flag, code) == (sys.executable, "-c", changes.SPARK_START)
+    monkeypatch.setattr(sys, "argv", ["-c", *rest])
+    exec(compile(code, "<spark start>", "exec"), {})
+    conf = changes.spark_conf(changes.home_of(args), args.driver_memory)
+    assert calls == [
+        ("hive",),
+        *(("config", k, v) for k, v in conf.items()),
+        ("getOrCreate",),
+        ("sql", "show databases"),
+        ("stop",),
+    ]
+
+
+def test_changes_max_model_rows_message():
+    """--max-model-rows: a model over the limit on either side stops the run, naming it."""
+    rows = {"lineitem_net": {"prod": 6005, "pr": 6005}, "urgent_orders": {"prod": 9, "pr": 8}}
+    assert changes.check_model_rows(rows, 10_000) == (
+        "model rows: at most 6,005 (lineitem_net in prod), within --max-model-rows 10,000"
+    )
+    assert "at most 6,005" in changes.check_model_rows(rows, 6005)
+    with pytest.raises(SystemExit) as exit_info:
+        changes.check_model_rows({**rows, "orders_status": {"prod": 9000, "pr": 10_001}}, 10_000)
+    message = str(exit_info.value)
+    assert "orders_status has 10,001 rows in pr (changes_pr.orders_status)" in message
+    assert "lineitem_net" not in message and "--max-model-rows 10,000" in message
+
+
+def _small_result(one, start, seconds=None, rows=6005):
+    """A --one-only result of three repetitions: `one` and `start` walls (medians the middle
+    one's), each model 1 s inside the invocation unless `seconds` says otherwise."""
+    order = changes.select_models(10)
+    models = {
+        name: {
+            "name": name,
+            "status": "modified",
+            "verdict": "3 rows modified",
+            "seconds": (seconds or {}).get(name, 1.0),
+            "rows_production": rows if name == order[2] else 100,
+            "rows_current": 90,
+            "partial": False,
+        }
+        for name in order
+    }
+    reps = [
+        {
+            "one": {"wall": o, "cpu": 5.0, "max_rss_mb": 200.0},
+            "start": {"wall": s, "cpu": 2.0, "max_rss_mb": 100.0},
+            "one_models": models,
+            "beyond_start": round(o - s, 3),
+        }
+        for o, s in ((one - 5, start - 1), (one, start), (one + 5, start + 1))
+    ]
+    return {
+        "order": order,
+        "entries": [],
+        "reps": reps,
+        "one_command": ["table-diff", "changes"],
+        "warmup": True,
+        "one_only": True,
+        "start_command": ["python", "-c", "..."],
+    }
+
+
+def _small_report(result):
+    args = changes.parse_args([*SMALL, "--reps", "3"])
+    return changes.report(args, {**result, "summary": changes.summarize(result)}, MACHINE)
+
+
+def test_changes_small_case_report_verdicts():
+    """The small case's report: the medians, the difference beyond Spark's start, the largest
+    model's rows, and verdict lines that follow the figures across each target's line."""
+    order = changes.select_models(10)
+    text = _small_report(_small_result(one=70.0, start=11.0))
+    assert "| **beyond Spark's start** | **59.0 s**" in text
+    assert f"the largest, {order[2]}, has 6,005 rows in prod and 90 in pr: under 10,000" in text
+    assert "took 1.0 s inside the one invocation (mean 1.0 s): **met**" in text
+    assert "59.0 s (70.0 s - 11.0 s): **met**" in text
+    assert "**Verdict: both targets met.**" in text
+    assert "10 changed models compared (the target's: 10)" in text
+    assert text.count(f"| {order[0]} |") == 1
+
+    at_line = _small_report(_small_result(one=71.0, start=11.0, seconds={order[3]: 3.0}))
+    assert "**Verdict: both targets met.**" in at_line
+
+    slow = _small_report(_small_result(one=70.0, start=11.0, seconds={order[3]: 3.1}))
+    assert f"the slowest, {order[3]}, took 3.1 s" in slow and "(mean 1.2 s): **missed**" in slow
+    assert "**Verdict: missed (at most 3 s a compared model).**" in slow
+
+    late = _small_report(_small_result(one=71.5, start=11.0))
+    assert "60.5 s (71.5 s - 11.0 s): **missed**" in late
+    assert "**Verdict: missed (at most 60 s beyond Spark's start).**" in late
+
+    big = _small_report(_small_result(one=70.0, start=11.0, rows=10_000))
+    assert "**not under 10,000 rows each**" in big and "not the target's case" in big
+    assert "**Verdict: both targets met, on another case than the target's.**" in big
+
+
+def test_changes_small_case_written_and_reported_again(tmp_path, capsys):
+    """--one-only's results file keeps the mode: --report-only writes the same report from it;
+    the dry run prints the plan and starts nothing."""
+    out = ["--out", str(tmp_path / "results"), "--spark-home", str(tmp_path / "spark")]
+    args = changes.parse_args([*SMALL, "--reps", "3", *out])
+    changes.write(args, _small_result(one=70.0, start=11.0))
+    md = tmp_path / "results" / "changes_sf0.001_10models_one.md"
+    saved = json.loads(md.with_suffix(".json").read_text())
+    assert saved["args"]["one_only"] and saved["args"]["models"] == 10
+    assert saved["summary"]["meets"] == dict.fromkeys(
+        ("models", "rows", "model_seconds", "beyond_start"), True
+    )
+    first = md.read_text()
+    md.unlink()
+    assert changes.main([*SMALL, *out, "--report-only"]) == 0
+    assert md.read_text() == first
+
+    capsys.readouterr()
+    assert changes.main([*SMALL, *out, "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    assert "10 models (8 with a key)" in plan and "at most 10,000 each" in plan
+    assert "Spark's start" in plan and str(md.with_suffix("")) in plan
+
+
+def test_changes_documented_commands_parse():
+    """The commands in bench/changes.py's docstring parse (the small case's among them)."""
+    commands = re.findall(r"bench/changes\.py ([^\n\\]*(?:\\\n[^\n]*)?)", changes.__doc__)
+    runs = [shlex.split(c.replace("\\\n", " ")) for c in commands]
+    assert len(runs) == 2 and runs[1][:2] == ["--sf", "0.001"], runs
+    small = changes.parse_args(runs[1])
+    assert small.one_only and small.max_model_rows == 10_000 and len(small.selected) == 10
