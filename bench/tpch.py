@@ -369,6 +369,12 @@ def med(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
+def per_core(times: list[float], rows: int, cores: int) -> str:
+    """A report cell: the median seconds, and rows per second per core at that median."""
+    seconds = med(times)
+    return f"{seconds:.1f} s ({rows / seconds / cores / 1e3:,.0f}k rows/s/core)"
+
+
 def report(args: argparse.Namespace, session: dict[str, Any], e2e: dict[str, Any]) -> str:
     cores = os.cpu_count() or 1
     lines = [
@@ -387,10 +393,7 @@ def report(args: argparse.Namespace, session: dict[str, Any], e2e: dict[str, Any
     for p in session["pairs"]:
         t = session["times"][p["spec"]]
         rows = p["rows_source"] + p["rows_target"]
-        cells = [
-            f"{med(t[a]):.1f} s ({rows / med(t[a]) / cores / 1e3:,.0f}k rows/s/core)"
-            for a in args.approaches
-        ]
+        cells = [per_core(t[a], rows, cores) for a in args.approaches]
         ms = session["models"][p["spec"]]
         split = ", ".join(
             f"{m} {med([x['models'][m] for x in ms]):.1f}" for m in (ms[0]["models"] if ms else {})
@@ -416,8 +419,9 @@ def report(args: argparse.Namespace, session: dict[str, Any], e2e: dict[str, Any
             t = e2e.get(p["spec"])
             if not t:
                 continue
+            rows = p["rows_source"] + p["rows_target"]
             test = (
-                f" | {med(t[E2E_NO_DRIFT]):.1f} s"
+                f" | {per_core(t[E2E_NO_DRIFT], rows, cores)}"
                 f" | {med(t[E2E_NO_DRIFT]) / med(t['join process']):.2f}x"
                 f" | {med(t[E2E_NO_DRIFT]) / med(t['spark_extension process']):.2f}x |"
                 if E2E_NO_DRIFT in t
@@ -425,7 +429,7 @@ def report(args: argparse.Namespace, session: dict[str, Any], e2e: dict[str, Any
             )
             lines.append(
                 f"| {p['spec']} | "
-                + " | ".join(f"{med(t[x]):.1f} s" for x in E2E)
+                + " | ".join(per_core(t[x], rows, cores) for x in E2E)
                 + f" | {med(t['dbt build']) / med(t['join process']):.2f}x"
                 + f" | {med(t['dbt build']) / med(t['spark_extension process']):.2f}x"
                 + test
@@ -482,11 +486,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("--out", type=Path, default=BENCH / "results")
     ap.add_argument("--spark-home", type=Path, default=BENCH / ".spark")
+    ap.add_argument(
+        "--report-only",
+        action="store_true",
+        help="write the .md again from the results file's .json (the same other arguments); "
+        "run nothing",
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--process", choices=("join", "spark_extension"), help=argparse.SUPPRESS)
     ap.add_argument("--tables", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    args.argv = ["bench/tpch.py", *argv]
+    args.argv = ["bench/tpch.py", *(a for a in argv if a != "--report-only")]
     unknown = set(args.approaches) - set(IN_SESSION)
     if unknown:
         ap.error(f"unknown approaches {sorted(unknown)}; known: {', '.join(IN_SESSION)}")
@@ -496,6 +506,11 @@ def main(argv: list[str] | None = None) -> int:
         run_process(args)
         return 0
     raw = args.out / f"tpch_sf{args.sf:g}.json"
+    if args.report_only:
+        kept = json.loads(raw.read_text())
+        e2e = kept.pop("e2e", {})
+        (args.out / f"tpch_sf{args.sf:g}.md").write_text(report(args, kept, e2e))
+        return 0
     if args.child:
         raw.write_text(json.dumps(run_session(args), indent=2))
         return 0

@@ -636,3 +636,33 @@ def test_changes_documented_commands_parse():
     assert len(runs) == 2 and runs[1][:2] == ["--sf", "0.001"], runs
     small = changes.parse_args(runs[1])
     assert small.one_only and small.max_model_rows == 10_000 and len(small.selected) == 10
+
+
+def test_tpch_report_gives_rows_per_core_on_every_line_and_is_written_again(tmp_path):
+    """bench/tpch.py's report: rows per second per core beside each median, whole processes
+    included, and --report-only writes the .md again from the .json without running anything."""
+    tpch = _load("table_diff_bench_tpch_report", "tpch.py")
+    rows = {"rows_source": 6_000_000, "rows_target": 6_000_000}
+    session = {
+        "pairs": [{"spec": "0.01%", **rows, "truth": {"k": 640}}],
+        "times": {"0.01%": {"join": [10.0], "table_diff": [20.0], "no_drift": [30.0]}},
+        "models": {"0.01%": [{"models": {"ranges": 2.0}}]},
+    }
+    e2e = {
+        "0.01%": {
+            "dbt build": [50.0, 48.0, 52.0],
+            "join process": [24.0, 24.0, 24.0],
+            "spark_extension process": [30.0, 30.0, 30.0],
+            tpch.E2E_NO_DRIFT: [40.0, 40.0, 40.0],
+        }
+    }
+    (tmp_path / "tpch_sf1.json").write_text(json.dumps({**session, "e2e": e2e}))
+    argv = ["--sf", "1", "--drift", "0.01%", "--approaches", "join,table_diff,no_drift"]
+    assert tpch.main([*argv, "--out", str(tmp_path), "--report-only"]) == 0
+    text = (tmp_path / "tpch_sf1.md").read_text()
+    cores = tpch.os.cpu_count() or 1
+    whole = next(line for line in text.splitlines() if line.startswith("| 0.01% | 50.0 s"))
+    for seconds in (50.0, 24.0, 30.0, 40.0):
+        assert f"{seconds:.1f} s ({12e6 / seconds / cores / 1e3:,.0f}k rows/s/core)" in whole
+    assert "| 2.08x | 1.67x |" in whole  # 50 / 24 and 50 / 30, the medians
+    assert "--report-only" not in text and "--approaches join,table_diff,no_drift" in text
