@@ -924,21 +924,23 @@ def report_small(args: argparse.Namespace, result: dict[str, Any], info: dict[st
         "",
         "## Per model",
         "",
-        "| model | key | rows in prod | rows in pr | status | verdict (one invocation) | "
+        "| model | key | status | verdict (one invocation) | rows in prod | rows in pr | "
         "seconds inside the one invocation (median) |",
-        "|---|---|---:|---:|---|---|---:|",
+        "|---|---|---|---|---:|---:|---:|",
     ]
 
     def rows(n: int | None) -> str:
         return "-" if n is None else f"{n:,}"
 
-    for name in result["order"]:
-        key, m = MODELS[name][0], last[name]
-        lines.append(
-            f"| {name} | {', '.join(key) if key else '(none)'} | {rows(m['rows_production'])} | "
-            f"{rows(m['rows_current'])} | {m['status']} | {m['verdict']} | "
-            f"{s['macro_seconds_in_one'][name]:.1f} |"
-        )
+    lines += per_model_lines(
+        result["order"],
+        last,
+        lambda name, m: [
+            rows(m["rows_production"]),
+            rows(m["rows_current"]),
+            f"{s['macro_seconds_in_one'][name]:.1f}",
+        ],
+    )
     inside = sum(s["macro_seconds_in_one"].values())
     lines += [
         "",
@@ -1033,13 +1035,14 @@ def report(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any
         "invocation (median) | its own process, wall (median) |",
         "|---|---|---|---|---:|---:|",
     ]
-    for name in result["order"]:
-        key = MODELS[name][0]
-        m = last[name]
-        lines.append(
-            f"| {name} | {', '.join(key) if key else '(none)'} | {m['status']} | {m['verdict']} | "
-            f"{s['macro_seconds_in_one'][name]:.1f} | {s['pair_wall'][name]:.1f} s |"
-        )
+    lines += per_model_lines(
+        result["order"],
+        last,
+        lambda name, _m: [
+            f"{s['macro_seconds_in_one'][name]:.1f}",
+            f"{s['pair_wall'][name]:.1f} s",
+        ],
+    )
     inside = sum(s["macro_seconds_in_one"].values())
     lines += [
         "",
@@ -1052,6 +1055,21 @@ def report(args: argparse.Namespace, result: dict[str, Any], info: dict[str, Any
         "again, and each runs its queries on a cold JVM.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def per_model_lines(
+    order: list[str],
+    last: dict[str, dict[str, Any]],
+    cells: Callable[[str, dict[str, Any]], list[str]],
+) -> list[str]:
+    """The per-model table's rows: model, key, status and verdict, then a report's own `cells`."""
+    out = []
+    for name in order:
+        key, m = MODELS[name][0], last[name]
+        key_text = ", ".join(key) if key else "(none)"
+        row = [name, key_text, m["status"], m["verdict"], *cells(name, m)]
+        out.append("| " + " | ".join(row) + " |")
+    return out
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
